@@ -1,0 +1,1 @@
+"""calibration layer (see DESIGN.md)."""

@@ -1,0 +1,167 @@
+"""Turn a model's raw reply into the output schema of Figure 12, or a typed parse failure.
+
+Real models wrap JSON in code fences or prose, use typographic quotes, leave trailing commas and
+name objects by their visible name ("red pen") instead of their id. All of that is accepted;
+anything else becomes a `ParseFailure` (never an exception), which the runtime counts as a step.
+Agent output is data: it is only ever decoded with `json.loads`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from robograph.actions import Action
+
+_SMART = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " "})
+_TRAILING_COMMA = re.compile(r",(\s*[}\]])")
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Recovery:
+    required: bool = False
+    failed_action: str | None = None
+    failed_node_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ParsedResponse:
+    action: Action
+    reason: str = ""
+    recovery: Recovery = field(default_factory=Recovery)
+    raw: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "reason": self.reason,
+            "recovery": {
+                "required": self.recovery.required,
+                "failed_action": self.recovery.failed_action,
+                "failed_node_ids": list(self.recovery.failed_node_ids),
+            },
+            "action": {"name": self.action.name, "node_ids": list(self.action.args)},
+        }
+
+
+@dataclass(frozen=True)
+class ParseFailure:
+    reason: str
+    raw: str = ""
+
+    ok = False
+
+
+ParseResult = ParsedResponse | ParseFailure
+
+
+def _candidates(text: str) -> list[str]:
+    """Possible JSON object texts, most likely first: fenced blocks, then balanced braces."""
+    out = [m.group(1) for m in _FENCE.finditer(text)]
+    depth, start, in_str, esc = 0, -1, False, False
+    for i, ch in enumerate(text):
+        if in_str:
+            if esc:
+                esc = False
+            elif ch == "\\":
+                esc = True
+            elif ch == '"':
+                in_str = False
+            continue
+        if ch == '"':
+            in_str = True
+        elif ch == "{":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "}" and depth > 0:
+            depth -= 1
+            if depth == 0:
+                out.append(text[start : i + 1])
+    out.append(text)
+    return out
+
+
+def _decode(text: str) -> Any:
+    for cand in _candidates(text):
+        cand = cand.strip()
+        for variant in (cand, _TRAILING_COMMA.sub(r"\1", cand)):
+            try:
+                data = json.loads(variant)
+            except (json.JSONDecodeError, RecursionError):
+                continue
+            if isinstance(data, dict):
+                return data
+    return None
+
+
+def _as_ids(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Sequence):
+        return [str(v) for v in value if v not in (None, "")]
+    return [str(value)]
+
+
+def _resolver(observation: Mapping[str, Any] | None) -> dict[str, str]:
+    """Map lower-cased visible names (when unambiguous) and ids to ids."""
+    if not observation:
+        return {}
+    nodes = list(observation.get("visible_nodes", [])) + list(observation.get("held_objects", []))
+    by_name: dict[str, set[str]] = {}
+    ids: dict[str, str] = {}
+    for node in nodes:
+        nid = str(node.get("id"))
+        ids[nid.lower()] = nid
+        by_name.setdefault(str(node.get("name", "")).strip().lower(), set()).add(nid)
+    robot = observation.get("robot") or {}
+    for room in [robot.get("current_room"), *robot.get("adjacent_rooms", [])]:
+        if room:
+            ids[str(room).lower()] = str(room)
+    out = {name: next(iter(found)) for name, found in by_name.items() if len(found) == 1 and name}
+    out.update(ids)
+    return out
+
+
+def parse_response(text: str, observation: Mapping[str, Any] | None = None) -> ParseResult:
+    """Parse one reply. With `observation` (the current_observation object), objects named by
+    their unambiguous visible name are mapped to their ids."""
+    if not isinstance(text, str) or not text.strip():
+        return ParseFailure("empty reply", text if isinstance(text, str) else "")
+    cleaned = text.translate(_SMART)
+    data = _decode(cleaned)
+    if data is None:
+        return ParseFailure("no JSON object found in reply", text)
+    action = data.get("action")
+    if isinstance(action, str):
+        action = {"name": action}
+    if not isinstance(action, Mapping):
+        return ParseFailure("reply has no 'action' object", text)
+    name = action.get("name")
+    if not isinstance(name, str) or not name.strip():
+        return ParseFailure("action.name is missing or not a string", text)
+    node_ids = _as_ids(action.get("node_ids"))
+    if not node_ids:
+        node_ids = _as_ids(action.get("object")) + _as_ids(action.get("target"))
+    resolve = _resolver(observation)
+    if resolve:
+        node_ids = [resolve.get(n.strip().lower(), n) for n in node_ids]
+    rec = data.get("recovery") if isinstance(data.get("recovery"), Mapping) else {}
+    failed_action = rec.get("failed_action")
+    recovery = Recovery(
+        required=rec.get("required") in (True, "true", "True"),
+        failed_action=str(failed_action) if failed_action else None,
+        failed_node_ids=tuple(_as_ids(rec.get("failed_node_ids"))),
+    )
+    reason = data.get("reason")
+    return ParsedResponse(
+        action=Action(name.strip().lower(), tuple(n.strip() for n in node_ids)),
+        reason=reason if isinstance(reason, str) else "",
+        recovery=recovery,
+        raw=text,
+    )

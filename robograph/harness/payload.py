@@ -1,0 +1,92 @@
+"""The closed-loop request of Appendix B (Figures 10-12), built from a running episode.
+
+Field names, order and fixed strings follow the paper verbatim so results are comparable with
+its evaluation; only `current_observation` changes in visual mode (camera references).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from robograph.actions import CATALOG
+from robograph.instance import HISTORY_WINDOW
+from robograph.runtime import Episode
+from robograph.view import observation
+
+SYSTEM_PROMPT = (
+    "You are a policy for high-level embodied task evaluation.\n"
+    "Choose exactly one semantic action using the action catalog and the provided observation.\n"
+    "Output strict JSON only."
+)
+
+ACTION_CONSTRAINTS: tuple[str, ...] = (
+    "Choose exactly one action using action_catalog and the provided observation.",
+    "Ground object, target, and node_ids in the visual observation and task context.",
+    "Do not assume that a candidate action list is available.",
+    "Treat success_criterion as the authoritative task goal; task is only a high-level title.",
+    "Treat recover as an internal transition, not as a second physical action.",
+    "The current observation was captured after the previous task action and before the current action.",
+    "Use the current observation to assess the most recent task action in recent_history; do not use "
+    "that decision\u2019s prior recovery value as its outcome.",
+    "Set recovery.required=true when the current observation shows that the most recent task action "
+    "failed and the selected current action corrects that failure\u2019s consequences or retries the "
+    "failed action.",
+    "Set recovery.required=false when the current observation shows that it succeeded.",
+)
+
+OBSERVATION_TIMING: dict[str, str] = {
+    "current_observation": "after the previous task action, before the selected current action",
+    "recovery_assessment": "judge the previous task action from the current observation",
+}
+
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "reason": "short rationale that assesses the previous action outcome from the current "
+    "observation, then explains the selected current action",
+    "recovery": {
+        "required": "true when the current observation shows the previous task action failed and "
+        "this action corrects its consequences or retries it",
+        "failed_action": "previous task action name when required, otherwise null",
+        "failed_node_ids": "node_ids of the previous failed action when required, otherwise []; "
+        "order is ignored for attach and preserved for directional actions",
+    },
+    "action": {
+        "name": "one semantic action name from action_catalog",
+        "object": "observed object identifier when applicable",
+        "target": "observed target identifier when applicable",
+        "node_ids": "ordered observed object and target identifiers when applicable",
+    },
+}
+
+
+def recent_history(episode: Episode, window: int = HISTORY_WINDOW) -> list[dict[str, Any]]:
+    out = []
+    for rec in episode.trace.steps[-window:]:
+        out.append(
+            {
+                "step": rec.step,
+                "action": rec.action.to_json(),
+                "event": {"status": rec.status, "failure_type": rec.failure_type},
+            }
+        )
+    return out
+
+
+def build_payload(episode: Episode, current_observation: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The user payload for the coming step. Pass `current_observation` to replace the symbolic
+    view (visual mode: camera references)."""
+    inst = episode.instance
+    if current_observation is None:
+        current_observation = observation(episode.graph, episode.view)
+    return {
+        "task": inst.task,
+        "task_type": inst.task_type,
+        "settings": list(inst.settings),
+        "success_criterion": episode.goal.to_json(),
+        "step": episode.t + 1,
+        "action_catalog": {name: CATALOG[name].to_record() for name in inst.actions},
+        "action_constraints": list(ACTION_CONSTRAINTS),
+        "observation_timing": dict(OBSERVATION_TIMING),
+        "recent_history": recent_history(episode),
+        "current_observation": current_observation,
+        "output_schema": OUTPUT_SCHEMA,
+    }

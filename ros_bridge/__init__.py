@@ -1,0 +1,1 @@
+"""ros_bridge layer (see DESIGN.md)."""

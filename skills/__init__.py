@@ -1,0 +1,1 @@
+"""skills layer (see DESIGN.md)."""
