@@ -184,9 +184,17 @@ def _check_press(graph: SceneGraph, view: View, a: Action) -> ActionFailure | No
     return _access(graph, view, o) or _need_hands(graph, 1, "press")
 
 
+def is_absorbed(graph: SceneGraph, nid: str) -> bool:
+    """A part merged into an assembled whole: it has no place of its own (it is seen with the
+    whole), so it moves only as part of the whole."""
+    if nid in graph.location or graph.hand_of(nid) is not None or not graph.nodes[nid].has(PART):
+        return False
+    return any(graph.attr(e.dst, "assembled") for e in graph.edges_from(nid, PART_OF))
+
+
 def is_grabbable(graph: SceneGraph, nid: str) -> bool:
     node = graph.nodes[nid]
-    if not (node.has(GRABBABLE) and node.has(MOVABLE)):
+    if not (node.has(GRABBABLE) and node.has(MOVABLE)) or is_absorbed(graph, nid):
         return False
     return not node.has(ASSEMBLY) or bool(graph.attr(nid, "assembled"))
 
@@ -254,7 +262,7 @@ def _check_place(relation: str) -> Check:
 
 def _check_move_aside(graph: SceneGraph, view: View, a: Action) -> ActionFailure | None:
     o = a.args[0]
-    if not graph.nodes[o].has(MOVABLE):
+    if not graph.nodes[o].has(MOVABLE) or is_absorbed(graph, o):
         return _fail(FailureType.NOT_MOVABLE, f"{o} cannot be moved")
     if graph.hand_of(o) is not None:
         return _fail(FailureType.ALREADY_HELD, f"{o} is held; place it instead")

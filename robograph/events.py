@@ -15,7 +15,7 @@ from typing import Any
 
 from robograph.actions import CATALOG, Action, expected_facts
 from robograph.facts import Fact, Goal, changed_facts, holds, parse_fact
-from robograph.graph import INSIDE, OCCLUDES, ON, OPENABLE, Edge, Node, SceneGraph
+from robograph.graph import INSIDE, MOVABLE, OCCLUDES, ON, OPENABLE, Edge, Node, SceneGraph
 from robograph.rewrite import AddEdge, AddNode, MoveNode, Rewrite, SetAttr, apply_all
 from robograph.view import compute_view
 
@@ -87,7 +87,13 @@ class EventEngine:
         # I2 candidates: event id -> (node, attribute, prior value)
         self.pending_regression: dict[str, tuple[str, str, Any]] = {}
         # progress triggers only count facts the agent achieved, not ones true from the start
-        self.initially_true = {f for f in goal if holds(initial, f)}
+        # (goal facts, and I6 source facts, which need not be goal facts)
+        watched = list(goal) + [
+            parse_fact(str(s.params["source_fact"]))
+            for s in self.specs
+            if s.kind == "I6" and "source_fact" in s.params
+        ]
+        self.initially_true = {f for f in watched if holds(initial, f)}
 
     @property
     def history(self) -> list[str]:
@@ -217,6 +223,8 @@ class EventEngine:
         for blocker, target in spec.params.get("pairs", ()):
             if blocker not in graph.nodes or target not in graph.nodes or blocker == target:
                 continue
+            if not graph.nodes[blocker].has(MOVABLE):
+                continue  # Table 4: only occlusions an action (move_aside/grab) can resolve
             if graph.hand_of(target) or graph.hand_of(blocker) or target in occluded:
                 continue
             support = graph.location.get(blocker)
@@ -254,6 +262,7 @@ class EventEngine:
         if node.id in graph.nodes:
             return None
         staging = str(params["staging"])
-        rewrites: list[Rewrite] = [AddNode(node), MoveNode(node.id, ON, staging)]
+        attrs = tuple(sorted(dict(params["node"].get("attrs") or {}).items()))
+        rewrites: list[Rewrite] = [AddNode(node, attrs), MoveNode(node.id, ON, staging)]
         added = [parse_fact(f) for f in params.get("goal", ())]
         return rewrites, added, f"{node.id} appeared on {staging} ({why})", {node.id}

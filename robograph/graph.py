@@ -134,7 +134,7 @@ class SceneGraph:
     `edges` is a frozenset of Edge; `location` indexes each node's single location edge.
     """
 
-    __slots__ = ("nodes", "attrs", "edges", "location", "_hash", "_children")
+    __slots__ = ("nodes", "attrs", "edges", "location", "_hash", "_children", "_by_rel", "_roots", "_occluded")
 
     nodes: Mapping[str, Node]
     attrs: Mapping[str, Attrs]
@@ -155,7 +155,73 @@ class SceneGraph:
             location = {e.src: e for e in edges if e.rel in LOCATION_RELATIONS}
         self.location = location
         self._hash: int | None = None
+        # lazily built indexes; `derive` hands them on to a successor whose inputs are unchanged
         self._children: dict[str, list[str]] | None = None
+        self._by_rel: dict[str, tuple[Edge, ...]] | None = None
+        self._roots: tuple[str, ...] | None = None
+        self._occluded: frozenset[str] | None = None
+
+    def derive(
+        self,
+        *,
+        nodes: Mapping[str, Node] | None = None,
+        attrs: Mapping[str, Attrs] | None = None,
+        free_edges: frozenset[Edge] | None = None,
+    ) -> SceneGraph:
+        """A successor graph with nodes, attributes or non-location edges replaced (what most
+        rewrites return; location changes go through `relocate`). Indexes over the parts it
+        keeps are shared, so a step that only flips an attribute rebuilds none of them."""
+        new = SceneGraph(
+            self.nodes if nodes is None else nodes,
+            self.attrs if attrs is None else attrs,
+            self.edges if free_edges is None else free_edges,
+            self.location,
+        )
+        new._children = self._children
+        if free_edges is None:
+            new._by_rel = self._by_rel
+            if nodes is None:
+                new._roots = self._roots
+        return new
+
+    def relocate(self, node_id: str, edge: Edge | None, attrs: Mapping[str, Attrs] | None = None) -> SceneGraph:
+        """A successor graph where `node_id`'s location edge is `edge` (None: no location), with
+        optional new attributes (hands). The children and root indexes are updated in place of
+        a rebuild; the relation index is shared (only location edges change)."""
+        old = self.location.get(node_id)
+        edges = self.edges
+        location = dict(self.location)
+        if old is not None:
+            edges = edges - {old}
+            del location[node_id]
+        if edge is not None:
+            edges = edges | {edge}
+            location[node_id] = edge
+        new = SceneGraph(self.nodes, self.attrs if attrs is None else attrs, edges, location)
+        new._by_rel = self._by_rel
+        if self._children is not None:
+            index = dict(self._children)
+            if old is not None:
+                kids = [k for k in index[old.dst] if k != node_id]
+                if kids:
+                    index[old.dst] = kids
+                else:
+                    del index[old.dst]
+            if edge is not None:
+                index[edge.dst] = sorted([*index.get(edge.dst, ()), node_id])
+            new._children = index
+        if self._roots is None or (old is None) == (edge is None):
+            new._roots = self._roots  # still located (or still not): the same roots
+        else:
+            roots = set(self._roots)
+            if edge is not None:
+                roots.discard(node_id)
+            elif self.nodes[node_id].kind not in (ROBOT, ROOM) and not any(
+                node_id in (e.src, e.dst) for e in self.edges_of(PART_OF)
+            ):
+                roots.add(node_id)
+            new._roots = tuple(sorted(roots))
+        return new
 
     # construction -------------------------------------------------------------------------------
     @classmethod
@@ -219,6 +285,10 @@ class SceneGraph:
 
     def children(self, node_id: str) -> list[str]:
         """Nodes whose location edge points at `node_id` (direct contents or supported items)."""
+        return self.children_index().get(node_id, [])
+
+    def children_index(self) -> Mapping[str, list[str]]:
+        """node id -> sorted ids located on/in it; built once per location map (treat read-only)."""
         if self._children is None:
             index: dict[str, list[str]] = {}
             for edge in self.location.values():
@@ -226,7 +296,7 @@ class SceneGraph:
             for kids in index.values():
                 kids.sort()
             self._children = index
-        return self._children.get(node_id, [])
+        return self._children
 
     def ancestors(self, node_id: str) -> Iterator[str]:
         """Location chain upwards, nearest first. Stops on a cycle instead of looping."""
@@ -250,11 +320,24 @@ class SceneGraph:
                 return self.robot_room()
         return None
 
+    def edges_of(self, rel: str) -> tuple[Edge, ...]:
+        """All edges of one relation, sorted. Non-location relations are indexed once per edge
+        set (and the index survives moves); location relations are read off `location`."""
+        if rel in LOCATION_RELATIONS:
+            return tuple(sorted(e for e in self.location.values() if e.rel == rel))
+        if self._by_rel is None:
+            index: dict[str, list[Edge]] = {}
+            for edge in self.edges:
+                if edge.rel not in LOCATION_RELATIONS:
+                    index.setdefault(edge.rel, []).append(edge)
+            self._by_rel = {r: tuple(sorted(es)) for r, es in index.items()}
+        return self._by_rel.get(rel, ())
+
     def edges_from(self, node_id: str, rel: str) -> list[Edge]:
-        return sorted(e for e in self.edges if e.src == node_id and e.rel == rel)
+        return [e for e in self.edges_of(rel) if e.src == node_id]
 
     def edges_to(self, node_id: str, rel: str) -> list[Edge]:
-        return sorted(e for e in self.edges if e.dst == node_id and e.rel == rel)
+        return [e for e in self.edges_of(rel) if e.dst == node_id]
 
     def contents(self, container_id: str) -> list[str]:
         return [c for c in self.children(container_id) if self.location[c].rel == INSIDE]
@@ -272,9 +355,30 @@ class SceneGraph:
     def adjacent_rooms(self, room_id: str | None) -> list[str]:
         if room_id is None:
             return []
-        out = {e.dst for e in self.edges if e.rel == ADJACENT and e.src == room_id}
-        out |= {e.src for e in self.edges if e.rel == ADJACENT and e.dst == room_id}
+        adjacent = self.edges_of(ADJACENT)
+        out = {e.dst for e in adjacent if e.src == room_id}
+        out |= {e.src for e in adjacent if e.dst == room_id}
         return sorted(out)
+
+    def occluded(self) -> frozenset[str]:
+        """Targets of the currently active OCCLUDES edges (cached: the graph is immutable)."""
+        if self._occluded is None:
+            self._occluded = frozenset(e.dst for e in self.edges_of(OCCLUDES) if self.occlusion_active(e))
+        return self._occluded
+
+    def unlocated_roots(self) -> tuple[str, ...]:
+        """Unlocated furniture and objects that are not assembly parts or wholes, sorted: the roots
+        of a tabletop scene (held objects among them are the caller's to drop)."""
+        if self._roots is None:
+            part_ends: set[str] = set()
+            for e in self.edges_of(PART_OF):
+                part_ends.update((e.src, e.dst))
+            location = self.location
+            self._roots = tuple(sorted(
+                nid for nid, node in self.nodes.items()
+                if nid not in location and node.kind not in (ROBOT, ROOM) and nid not in part_ends
+            ))
+        return self._roots
 
     def occlusion_active(self, edge: Edge) -> bool:
         """An OCCLUDES edge blocks while its blocker is in place (not moved aside, not held) and

@@ -90,23 +90,21 @@ def apply(graph: SceneGraph, rewrite: Rewrite) -> SceneGraph:
         node_attrs = dict(attrs.get(rewrite.node, {}))
         node_attrs[rewrite.key] = rewrite.value
         attrs[rewrite.node] = node_attrs
-        return SceneGraph(graph.nodes, attrs, graph.edges, graph.location)
+        return graph.derive(attrs=attrs)
     if isinstance(rewrite, AddEdge):
         edge = rewrite.edge
         _check_node(graph, edge.src)
         _check_node(graph, edge.dst)
         if edge.rel in LOCATION_RELATIONS:
             return apply(graph, MoveNode(edge.src, edge.rel, edge.dst))
-        return SceneGraph(graph.nodes, graph.attrs, graph.edges | {edge}, graph.location)
+        return graph.derive(free_edges=graph.edges | {edge})
     if isinstance(rewrite, RemoveEdge):
         edge = rewrite.edge
         if edge not in graph.edges:
             raise RewriteError(f"cannot remove missing edge {edge.src} {edge.rel} {edge.dst}")
-        location = graph.location
         if edge.rel in LOCATION_RELATIONS:
-            location = dict(location)
-            location.pop(edge.src, None)
-        return SceneGraph(graph.nodes, graph.attrs, graph.edges - {edge}, location)
+            return graph.relocate(edge.src, None)
+        return graph.derive(free_edges=graph.edges - {edge})
     if isinstance(rewrite, AddNode):
         if rewrite.node.id in graph.nodes:
             raise RewriteError(f"node {rewrite.node.id!r} already exists")
@@ -114,7 +112,7 @@ def apply(graph: SceneGraph, rewrite: Rewrite) -> SceneGraph:
         nodes[rewrite.node.id] = rewrite.node
         attrs = dict(graph.attrs)
         attrs[rewrite.node.id] = dict(rewrite.attrs)
-        return SceneGraph(nodes, attrs, graph.edges, graph.location)
+        return graph.derive(nodes=nodes, attrs=attrs)
     if isinstance(rewrite, MoveNode):
         return _move(graph, rewrite)
     raise RewriteError(f"not a rewrite: {rewrite!r}")
@@ -122,11 +120,6 @@ def apply(graph: SceneGraph, rewrite: Rewrite) -> SceneGraph:
 
 def _move(graph: SceneGraph, move: MoveNode) -> SceneGraph:
     _check_node(graph, move.node)
-    edges = graph.edges
-    location = dict(graph.location)
-    old = location.pop(move.node, None)
-    if old is not None:
-        edges = edges - {old}
     attrs = graph.attrs
     hand = graph.hand_of(move.node)
     if hand is not None or move.relation == HELD:
@@ -141,14 +134,15 @@ def _move(graph: SceneGraph, move: MoveNode) -> SceneGraph:
                 raise RewriteError(f"{move.target} hand already holds {robot[move.target]!r}")
             robot[move.target] = move.node
         attrs[ROBOT_ID] = robot
+    new: Edge | None = None
     if move.relation not in (HELD, DETACHED):
         if move.relation not in LOCATION_RELATIONS:
             raise RewriteError(f"cannot move into relation {move.relation!r}")
         _check_node(graph, move.target)
         new = Edge(move.node, move.relation, move.target)
-        edges = edges | {new}
-        location[move.node] = new
-    return SceneGraph(graph.nodes, attrs, edges, location)
+    if new is None and move.node not in graph.location:  # hand to hand, or hand to nowhere
+        return graph.derive(attrs=attrs)
+    return graph.relocate(move.node, new, attrs)
 
 
 def apply_all(graph: SceneGraph, rewrites: Iterable[Rewrite]) -> SceneGraph:
@@ -179,16 +173,22 @@ def diff(before: SceneGraph, after: SceneGraph) -> list[Rewrite]:
     out: list[Rewrite] = []
     for nid in sorted(after.nodes.keys() - before.nodes.keys()):
         out.append(AddNode(after.nodes[nid], tuple(sorted(after.attrs.get(nid, {}).items()))))
-    # hands are robot attributes but are expressed as moves, so skip them in attribute diffs
+    # hands are robot attributes but are expressed as moves, so skip them in attribute diffs.
+    # Moves into hands come last, after every hand they need has been emptied (objects that change
+    # hands are detached first), so a swap between the two hands replays without a conflict.
+    into_hands: list[Rewrite] = []
     for nid in sorted(after.nodes):
         hand = after.hand_of(nid)
         old_edge, new_edge = before.location.get(nid), after.location.get(nid)
         if hand is not None and before.hand_of(nid) != hand:
-            out.append(MoveNode(nid, HELD, hand))
+            if before.hand_of(nid) is not None:
+                out.append(MoveNode(nid, DETACHED, ""))
+            into_hands.append(MoveNode(nid, HELD, hand))
         elif new_edge is not None and new_edge != old_edge:
             out.append(MoveNode(nid, new_edge.rel, new_edge.dst))
         elif new_edge is None and hand is None and (old_edge is not None or before.hand_of(nid)):
             out.append(MoveNode(nid, DETACHED, ""))
+    out += into_hands
     other_before = {e for e in before.edges if e.rel not in LOCATION_RELATIONS}
     other_after = {e for e in after.edges if e.rel not in LOCATION_RELATIONS}
     out += [RemoveEdge(e) for e in sorted(other_before - other_after)]

@@ -21,8 +21,6 @@ from robograph.graph import (
     OPENABLE,
     PART_OF,
     PRESSABLE,
-    ROBOT,
-    ROOM,
     TRANSPARENT,
     SceneGraph,
 )
@@ -37,51 +35,49 @@ class View:
     reachable: frozenset[str]
 
 
-def _blocked_targets(graph: SceneGraph) -> set[str]:
-    return {e.dst for e in graph.edges if e.rel == OCCLUDES and graph.occlusion_active(e)}
+_NO_ATTRS: dict[str, Any] = {}
+
+
+def _tabletop_roots(graph: SceneGraph) -> list[str]:
+    """Without rooms, the scene roots are the unlocated furniture and objects (a desk, a shelf),
+    except held objects and assembly parts/wholes, which are seen through their holder."""
+    held = graph.held()
+    return [nid for nid in graph.unlocated_roots() if nid not in held]
 
 
 def compute_view(graph: SceneGraph) -> View:
-    occluded = _blocked_targets(graph)
+    occluded = graph.occluded()
     room = graph.robot_room()
-    if room is not None:
-        roots = [room]
-    else:
-        unrooted = set(graph.held())
-        for e in graph.edges:
-            if e.rel == PART_OF:
-                unrooted.update((e.src, e.dst))
-        roots = [
-            nid
-            for nid, node in graph.nodes.items()
-            if nid not in graph.location and node.kind not in (ROBOT, ROOM) and nid not in unrooted
-        ]
-        roots.sort()
+    roots = [room] if room is not None else _tabletop_roots(graph)
     visible: set[str] = set()
     reachable: set[str] = set()
+    nodes, attrs, location = graph.nodes, graph.attrs, graph.location
+    children = graph.children_index()
     # depth-first walk carrying "still reachable" down the containment tree
     stack: list[tuple[str, bool]] = [(r, True) for r in roots if r not in occluded]
-    for held in graph.held():
-        stack.append((held, True))
+    stack.extend((held, True) for held in graph.held())
+    push, pop = stack.append, stack.pop
     while stack:
-        nid, can_reach = stack.pop()
+        nid, can_reach = pop()
         if nid in visible:
             continue
         visible.add(nid)
         if can_reach:
             reachable.add(nid)
-        node = graph.nodes[nid]
-        closed_opaque = (
-            node.has(OPENABLE) and not graph.is_open(nid) and not node.has(TRANSPARENT)
-        )
-        closed_glass = node.has(OPENABLE) and not graph.is_open(nid) and node.has(TRANSPARENT)
-        for child in graph.children(nid):
+        kids = children.get(nid)
+        if not kids:
+            continue
+        affordances = nodes[nid].affordances
+        closed = OPENABLE in affordances and not attrs.get(nid, _NO_ATTRS).get("open", False)
+        glass = closed and TRANSPARENT in affordances
+        for child in kids:
             if child in occluded:
                 continue
-            inside = graph.location[child].rel == INSIDE
-            if inside and closed_opaque:
+            if closed and location[child].rel == INSIDE:
+                if glass:  # seen through a closed transparent container, not reachable
+                    push((child, False))
                 continue
-            stack.append((child, can_reach and not (inside and closed_glass)))
+            push((child, can_reach))
     _add_assemblies(graph, visible, reachable)
     visible.discard("robot")
     reachable.discard("robot")
@@ -91,9 +87,7 @@ def compute_view(graph: SceneGraph) -> View:
 def _add_assemblies(graph: SceneGraph, visible: set[str], reachable: set[str]) -> None:
     """Parts of an assembled object are seen with it; an unassembled assembly is 'seen' through
     any of its visible parts (it has no location of its own yet)."""
-    for edge in graph.edges:
-        if edge.rel != PART_OF:
-            continue
+    for edge in graph.edges_of(PART_OF):
         part, whole = edge.src, edge.dst
         if whole in visible and part not in graph.location and graph.hand_of(part) is None:
             visible.add(part)
@@ -153,4 +147,4 @@ def observation(graph: SceneGraph, view: View | None = None) -> dict[str, Any]:
 
 def navigation_enabled(graph: SceneGraph) -> bool:
     """Indoor scenes (rooms joined by ADJACENT edges, robot in a room) enable `walk`."""
-    return graph.robot_room() is not None and any(e.rel == ADJACENT for e in graph.edges)
+    return graph.robot_room() is not None and bool(graph.edges_of(ADJACENT))

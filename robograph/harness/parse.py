@@ -19,6 +19,7 @@ from robograph.actions import Action
 _SMART = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " "})
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
+_CALL = re.compile(r"^\s*([A-Za-z_]+)\s*\((.*)\)\s*$", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,15 @@ class Recovery:
 
 @dataclass(frozen=True)
 class ParsedResponse:
+    """A reply that decoded into the Figure 12 schema (the action may still be invalid: that is
+    the runtime's precondition check, not a parse error)."""
+
     action: Action
     reason: str = ""
     recovery: Recovery = field(default_factory=Recovery)
     raw: str = ""
+
+    ok = True
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +55,9 @@ class ParsedResponse:
 
 @dataclass(frozen=True)
 class ParseFailure:
+    """A reply that could not be read as an action; the runner records it as a `parse_error`
+    step that counts against the agent (`Episode.fail_step`)."""
+
     reason: str
     raw: str = ""
 
@@ -133,8 +142,10 @@ def parse_response(text: str, observation: Mapping[str, Any] | None = None) -> P
     their unambiguous visible name are mapped to their ids."""
     if not isinstance(text, str) or not text.strip():
         return ParseFailure("empty reply", text if isinstance(text, str) else "")
-    cleaned = text.translate(_SMART)
-    data = _decode(cleaned)
+    # straight-quoted JSON may contain typographic quotes inside strings: try it as sent first
+    data = _decode(text)
+    if data is None:
+        data = _decode(text.translate(_SMART))
     if data is None:
         return ParseFailure("no JSON object found in reply", text)
     action = data.get("action")
@@ -148,6 +159,10 @@ def parse_response(text: str, observation: Mapping[str, Any] | None = None) -> P
     node_ids = _as_ids(action.get("node_ids"))
     if not node_ids:
         node_ids = _as_ids(action.get("object")) + _as_ids(action.get("target"))
+    call = _CALL.match(name)
+    if call and not node_ids:  # "grab(red_pen)" / "putin(pen, case)" written into the name
+        name = call.group(1)
+        node_ids = [a for a in (p.strip().strip("'\"") for p in call.group(2).split(",")) if a]
     resolve = _resolver(observation)
     if resolve:
         node_ids = [resolve.get(n.strip().lower(), n) for n in node_ids]
