@@ -69,7 +69,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 # Subcommands defined next to the code they drive: "module:function", the function receives the
 # subparsers object and adds its parser(s) with a `handler` default.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = (
+    "robograph.harness.runner:register",
+    "robograph.harness.report:register",
+    "robograph.harness.benchmark:register",
+    "robograph.oracle.pddl:register",
+    "robograph.render_cmd:register",
+    "robograph.compiler.cli:register",
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROBOGRAPH_EXTRAS="${ROBOGRAPH_EXTRAS:-viz}" bash scripts/setup_env.sh
-exec .venv/bin/robograph demo "$@"
+exec .venv/bin/robograph benchmark --agent explorer --workers 2 "$@"

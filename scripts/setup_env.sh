@@ -4,6 +4,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${ROBOGRAPH_EXTRAS:-dev}"
+# Headless rendering for the MuJoCo backend (EGL, OSMesa fallback): Debian packages, installed
+# only when missing and only when running as root (CI); otherwise the tests report what is missing.
+gl_pkgs="libegl1 libegl-mesa0 libgl1-mesa-dri libgbm1 libosmesa6"
+if [[ ",$extras," == *",mujoco,"* ]] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null \
+   && ! dpkg -s $gl_pkgs >/dev/null 2>&1; then
+  apt-get update && apt-get install -y $gl_pkgs
+fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi

@@ -1,0 +1,404 @@
+"""MuJoCo implementations of the skills' `Robot` and `Scene` interfaces for the kitchen world."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from backends.mujoco_kitchen.deps import mujoco_module
+from backends.mujoco_kitchen.layout import SLOT_GAP
+from backends.mujoco_kitchen.placement import free_spot, local, slot_spot
+from backends.mujoco_kitchen.plan import CORRIDOR_X, STANDOFF, Region
+from backends.mujoco_kitchen.robot import (
+    ARM_MOUNT_Y,
+    FINGER_OPEN,
+    HANDS,
+    LIFT_RANGE,
+    PANDA_HOME,
+    RobotNames,
+    add_robot,
+)
+from backends.mujoco_kitchen.sense import half_of, holding_hand, joint_fraction, node_bodies, stand_in
+from backends.mujoco_kitchen.world import World
+from robograph.graph import INSIDE, ON, SceneGraph
+from skills.interface import BasePose, Grasp, Placement
+from skills.mink_ik import ArmIK, hand_rotation
+
+DT = 0.002
+SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work point (m)
+REACH = 0.55  # preferred horizontal distance from the base centre to a work point (m)
+BASE_FRONT = 0.24  # base centre to the front of its body (m)
+FINGERS_ALONG_X = math.pi / 2  # at hand yaw 0 the Panda fingers close along world y
+SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
+FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
+FINGER_CLEAR = 0.1  # the open fingers stick out this far along x in front of a held object (m)
+ROOFED_SIDE_MARGIN = 0.08
+FINGER_GAP = 0.04  # gap kept between a placed object and its neighbours (open fingers)
+VESSEL_GAP = 0.012
+ROOFED_DEPTH = 0.3
+MAX_SPAN = 0.072  # widest side the open fingers (80 mm) close across with a margin (m)  # usable depth of a roofed region, from its front edge (m)  # spots on shelves stay this far from the compartment's sides (m)
+
+
+def _steps(seconds: float) -> int:
+    return max(1, round(seconds / DT))
+
+
+class MujocoRobot:
+    """Two arms + mobile base driven through position servos; IK on a robot-only model."""
+
+    hands = HANDS
+
+    def __init__(self, world: World) -> None:
+        mj = mujoco_module()
+        self.world = world
+        spec = mj.MjSpec()
+        add_robot(spec, (0.0, 0.0, 0.0))
+        self.ik_model = spec.compile()
+        self.ik_q = np.zeros(self.ik_model.nq)
+        self._map = [(int(self.ik_model.jnt_qposadr[j]), world.qadr(self.ik_model.joint(j).name))
+                     for j in range(self.ik_model.njnt)]
+        self.ik = {h: ArmIK(self.ik_model, RobotNames.grip_site(h), RobotNames.arm_joints(h)) for h in HANDS}
+        self.arm_act = {h: [world.actuator(a) for a in RobotNames.arm_actuators(h)] for h in HANDS}
+        self.finger_act = {h: [world.actuator(a) for a in RobotNames.finger_actuators(h)] for h in HANDS}
+        self.base_act = [world.actuator(f"act_{j}") for j in ("base_x", "base_y", "base_yaw", "torso_lift")]
+        self.failures: list[str] = []
+        self._released: set[str] = set()  # hand welds released whose object ignores the robot
+
+    # base ------------------------------------------------------------------------------------------
+    def base_pose(self) -> BasePose:
+        w = self.world
+        return (w.qpos("base_x"), w.qpos("base_y"), w.qpos("base_yaw"), w.qpos("torso_lift"))
+
+    def drive_base(self, pose: BasePose) -> bool:
+        w = self.world
+        start = np.array([w.data.ctrl[a] for a in self.base_act])
+        goal = np.array(pose, dtype=float)
+        goal[3] = min(max(goal[3], LIFT_RANGE[0]), LIFT_RANGE[1])
+        dist = float(np.linalg.norm(goal[:2] - start[:2]))
+        if dist < 1e-3 and abs(goal[3] - start[3]) < 1e-3 and abs(goal[2] - start[2]) < 1e-3:
+            return True
+        seconds = max(0.3, dist / 1.2, abs(goal[3] - start[3]) / 0.5)
+        n = _steps(seconds)
+        chunk = 10
+        for k in range(0, n, chunk):
+            s = min(1.0, (k + chunk) / n)
+            s = s * s * (3 - 2 * s)  # smoothstep: gentle on grasped objects
+            for a, v in zip(self.base_act, start + s * (goal - start), strict=True):
+                w.data.ctrl[a] = v
+            w.step(chunk)
+        w.step(_steps(0.1))
+        return float(np.linalg.norm(np.array(self.base_pose()[:2]) - goal[:2])) < 0.03
+
+    # hands -----------------------------------------------------------------------------------------
+    def hand_position(self, hand: str) -> np.ndarray:
+        return self.world.site_pos(RobotNames.grip_site(hand))
+
+    def _sync_ik(self) -> None:
+        q = self.world.data.qpos
+        for ik_adr, w_adr in self._map:
+            self.ik_q[ik_adr] = q[w_adr]
+        # plan from the servo targets of the base (where it is going), not from transients
+        for name, a in zip(("base_x", "base_y", "base_yaw", "torso_lift"), self.base_act, strict=True):
+            self.ik_q[self.ik_model.jnt_qposadr[self.ik_model.joint(name).id]] = self.world.data.ctrl[a]
+
+    def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
+                  duration: float = 0.5) -> bool:
+        self._sync_ik()
+        rot = hand_rotation(yaw, pitch)
+        result = self.ik[hand].solve(self.ik_q, position, rot)
+        if not result.converged(0.015, 0.15):  # retry from the home posture (avoids local minima)
+            seed = self.ik_q.copy()
+            for jn, v in zip(RobotNames.arm_joints(hand), PANDA_HOME, strict=True):
+                seed[self.ik_model.jnt_qposadr[self.ik_model.joint(jn).id]] = v
+            retry = self.ik[hand].solve(seed, position, rot, max_iter=100)
+            if retry.position_error < result.position_error:
+                result = retry
+        if not result.converged(0.015, 0.15):
+            self.failures.append(f"IK {hand} -> {np.round(position, 3).tolist()}: {result.position_error:.3f} m")
+            return False
+        w = self.world
+        acts = self.arm_act[hand]
+        q0 = np.array([w.data.ctrl[a] for a in acts])
+        n = _steps(duration)
+        chunk = 10
+        for k in range(0, n, chunk):
+            s = min(1.0, (k + chunk) / n)
+            for a, v in zip(acts, q0 + s * (result.q - q0), strict=True):
+                w.data.ctrl[a] = v
+            w.step(chunk)
+        w.step(_steps(0.06))
+        err = float(np.linalg.norm(self.hand_position(hand) - position))
+        for _ in range(SETTLE_TRIES):  # a lagging servo (load in the hand): wait while it converges
+            if err < 0.012:
+                break
+            w.step(_steps(0.05))
+            new = float(np.linalg.norm(self.hand_position(hand) - position))
+            if new > err - 0.002:
+                err = new
+                break
+            err = new
+        if err >= 0.03:
+            self.failures.append(f"track {hand} -> {np.round(position, 3).tolist()}: {err:.3f} m")
+        return err < 0.03
+
+    def carry(self, hand: str) -> None:
+        self._restore_contacts()
+        x, y, yaw, lift = self.base_pose()
+        side = ARM_MOUNT_Y if hand == "left" else -ARM_MOUNT_Y
+        c, s = math.cos(yaw), math.sin(yaw)
+        fwd, lat = 0.32, side
+        p = np.array([x + c * fwd - s * lat, y + s * fwd + c * lat, 1.22 + lift])
+        if not self.move_hand(hand, p, yaw, duration=0.35):
+            self.move_hand(hand, p + np.array([0.0, 0.0, -0.1]), yaw, duration=0.35)
+
+    def _restore_contacts(self) -> None:
+        for name in sorted(self._released):
+            self.world.robot_contacts(name, on=True)
+        self._released.clear()
+
+    def gripper(self, hand: str, opening: float) -> None:
+        w = self.world
+        a1, a2 = self.finger_act[hand]
+        width = FINGER_OPEN * float(opening)
+        w.data.ctrl[a1], w.data.ctrl[a2] = width, -width
+        w.step(_steps(0.25))
+
+    def holds(self, hand: str, node: str) -> bool:
+        body = node_bodies(self.world).get(stand_in(self.world, node))
+        return body is not None and holding_hand(self.world, body) == hand
+
+    def attach(self, hand: str, node: str) -> bool:
+        w = self.world
+        node = stand_in(w, node)
+        body = node_bodies(w)[node]
+        touching = w.contacts(w.finger_ids(hand), w.subtree(body)) > 0
+        near = float(np.linalg.norm(self.hand_position(hand) - w.body_pos(body))) < float(np.max(half_of(w, node))) + 0.03
+        if touching or near:
+            w.activate_weld(f"weld_{hand}_{body}")
+            return True
+        return False
+
+    def detach(self, hand: str) -> None:
+        w = self.world
+        for i in range(w.model.neq):
+            name = w.model.equality(i).name
+            if name.startswith(f"weld_{hand}_") and w.data.eq_active[i]:
+                # the fingers may have closed into the (non-colliding) object: open them first,
+                # and let it collide with the robot again only once the hand has left (carry)
+                w.deactivate_weld(name, collide=False)
+                self._released.add(name)
+
+    def wait(self, seconds: float) -> None:
+        self.world.step(_steps(seconds))
+
+
+class KitchenScene:
+    """Geometry queries for the skills, over the live world and the current graph."""
+
+    def __init__(self, world: World, assisted: bool) -> None:
+        self.world = world
+        self.assisted = assisted
+        self.graph: SceneGraph = world.graph0
+
+    # helpers ---------------------------------------------------------------------------------------
+    def body(self, node: str) -> str:
+        node = stand_in(self.world, node)
+        return node_bodies(self.world).get(node) or self.world.plan.node_body[node]
+
+    def center(self, node: str) -> np.ndarray:
+        return self.world.body_pos(self.body(node))
+
+    def half_extents(self, node: str) -> np.ndarray:
+        return half_of(self.world, stand_in(self.world, node))
+
+    def root_furniture(self, node: str) -> str | None:
+        """The furniture standing in the room that (transitively) holds a node."""
+        last = None
+        chain = [node, *self.graph.ancestors(node)]
+        for n in chain:
+            if n in self.world.plan.stations:
+                return n
+            last = n
+        return last if last in self.world.plan.stations else None
+
+    def front_x(self, node: str) -> float:
+        root = self.root_furniture(node)
+        if root is None:
+            return self.center(node)[0]
+        return self.world.plan.stations[root][0] + STANDOFF
+
+    def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None) -> BasePose:
+        p = self.center(node) if point is None else np.asarray(point)
+        root = self.root_furniture(node)
+        front = self.front_x(node)
+        # keep the base clear of open drawers of this furniture
+        clear = max((self.world.qpos(a.joint) for n, arts in self.world.plan.articulations.items()
+                     for a in arts if a.kind == "drawer" and self.root_furniture(n) == root), default=0.0)
+        x_max = front - BASE_FRONT - 0.04 - (clear + 0.1 if clear > 0.02 else 0.0)
+        if hand is None:  # articulation: stand back so handles travel toward the robot
+            arts = self.world.plan.articulations.get(node, [])
+            travel = max((a.open for a in arts if a.kind == "drawer"), default=0.0)
+            door = max((self._door_width(a.body) for a in arts if a.kind == "hinged_door"), default=0.0)
+            x = min(front - STANDOFF - 0.6 * door, x_max)
+            if travel:  # the drawer comes out toward the base
+                x = min(x, front - BASE_FRONT - 0.04 - travel - 0.1)
+            y = float(np.mean([self.handle_position(h)[1] for h in self.handles(node)])) if arts else p[1]
+            z = float(np.mean([self.handle_position(h)[2] for h in self.handles(node)])) if arts else p[2]
+            return (x, y, 0.0, z - SHOULDER_DZ)
+        x = min(p[0] - REACH, x_max)
+        y = p[1] - (ARM_MOUNT_Y if hand == "left" else -ARM_MOUNT_Y)
+        return (x, y, 0.0, p[2] - SHOULDER_DZ)
+
+    def _door_width(self, body: str) -> float:
+        gid = int(self.world.model.body_geomadr[self.world.body_id(body)])
+        return 2.0 * float(self.world.model.geom_size[gid][1])
+
+    def grasp(self, node: str) -> Grasp:
+        w = self.world
+        c = self.center(node)
+        half = self.half_extents(node)
+        item = w.plan.items.get(stand_in(w, node))
+        if item is not None and item.hollow:
+            # pinch the front wall at its top edge
+            R = w.body_mat(item.body)
+            p = c + R @ np.array([-half[0] + 0.005, 0.0, half[2] - 0.012])
+            return Grasp(p, FINGERS_ALONG_X)
+        top = c[2] + half[2]
+        z = top - min(0.03, half[2])
+        loc = self.graph.location.get(node)
+        roofed = loc is not None and loc.rel in (ON, INSIDE) and self._roofed(loc.dst, loc.rel)
+        # close the fingers across the narrower side; the hand's long side then points along
+        # the other axis (neighbours in a row stand side by side along y)
+        yaw = FINGERS_ALONG_X if half[0] <= half[1] else 0.0
+        if roofed:  # coming in from the front, the hand's long side must point forward
+            yaw = FINGERS_ALONG_X
+        elif loc is not None and loc.rel == INSIDE and self._in_drawer(loc.dst) and 2 * half[1] <= MAX_SPAN:
+            yaw = 0.0  # the hand's long side along the drawer's width, clear of its front and back
+        entry = self._entry(loc.dst, loc.rel, c, half) if roofed and loc is not None else FRONT_CLEAR
+        return Grasp(np.array([c[0], c[1], z]), yaw, roofed, entry)
+
+    def region_for(self, target: str, relation: str) -> Region | None:
+        return self.world.plan.support_region(target, relation)
+
+    def place(self, node: str, target: str, relation: str) -> Placement | None:
+        region = self.region_for(target, relation)
+        if region is None:
+            return None
+        skip = {self.body(node)}
+        roofed = self._roofed(target, relation)
+        spot = slot_spot(self.world, region, self.half_extents(node), skip, SLOT_GAP)
+        if spot is not None:  # a reserved slot (one per capacity unit) is free
+            entry = self._entry(target, relation, spot, self.half_extents(node)) if roofed else FRONT_CLEAR
+            return Placement(spot, roofed, target, entry)
+        if roofed:  # keep the arm's elbow away from the side walls and door leaves, and the
+            # forearm out of the back of the compartment (the level above limits its slope)
+            hx = min(region.half[0], ROOFED_DEPTH / 2)
+            cx = region.center[0] - region.half[0] + hx
+            region = replace(region, center=(cx, region.center[1], region.center[2]),
+                             half=(hx, max(region.half[1] - ROOFED_SIDE_MARGIN, 0.0)))
+        # open fingers need room beside the object, except inside a small movable vessel (sized
+        # for its capacity: there the walls keep neighbours apart anyway)
+        gap = FINGER_GAP if target not in self.world.plan.items else VESSEL_GAP
+        spot = free_spot(self.world, region, self.half_extents(node), skip, front_path=roofed, margin=gap)
+        if spot is None:
+            return None
+        entry = self._entry(target, relation, spot, self.half_extents(node)) if roofed else FRONT_CLEAR
+        return Placement(spot, roofed, target, entry)
+
+    def _in_drawer(self, node: str) -> bool:
+        return any(a.kind == "drawer" for a in self.world.plan.articulations.get(node, []))
+
+    def _entry(self, target: str, relation: str, point: np.ndarray, half: np.ndarray) -> float:
+        """Distance from `point` back to where a held object of half extents `half` is clear
+        of the region's front edge (and everything standing in its front row)."""
+        region = self.region_for(target, relation)
+        if region is None:
+            return FRONT_CLEAR
+        depth_in = float(local(self.world, region, point)[0]) + region.half[0]
+        return max(FRONT_CLEAR, depth_in + float(half[0]) + FINGER_CLEAR)
+
+    def _roofed(self, target: str, relation: str) -> bool:
+        """Shelves and cabinet interiors have something above them: enter from the front."""
+        region = self.region_for(target, relation)
+        if region is None or target in self.world.plan.items or region.open_top:
+            return False
+        if relation == ON and target in self.world.plan.tops:
+            return False
+        return target not in self.world.plan.articulations or \
+            any(a.kind == "hinged_door" for a in self.world.plan.articulations[target])
+
+    def aside(self, node: str) -> Placement | None:
+        loc = self.graph.location.get(node)
+        if loc is None or loc.rel not in (ON, INSIDE):
+            return None
+        region = self.region_for(loc.dst, loc.rel)
+        if region is None:
+            return None
+        w = self.world
+        skip = {self.body(node)}
+        blocking = w.plan.blocking.get(node)
+        avoid = []
+        if blocking is not None:
+            target, pose = blocking
+            # keep the whole column in front of the target free
+            tb = self.body(target)
+            tl = local(w, region, w.body_pos(tb))
+            bl = local(w, region, np.asarray(pose))
+            h = half_of(w, node)
+            span_x = (abs(tl[0] - bl[0]) + h[0] + 0.3) / 2
+            avoid.append((np.array([(tl[0] + bl[0]) / 2 - 0.15, tl[1], 0.0]), np.array([span_x, h[1] + 0.02, 0.2])))
+        spot = free_spot(w, region, self.half_extents(node), skip, avoid=avoid, margin=FINGER_GAP)
+        if spot is None:
+            return None
+        roofed = self._roofed(loc.dst, loc.rel)
+        entry = self._entry(loc.dst, loc.rel, spot, self.half_extents(node)) if roofed else FRONT_CLEAR
+        return Placement(spot, roofed, loc.dst, entry)
+
+    # articulations ---------------------------------------------------------------------------------
+    def handles(self, node: str) -> list[str]:
+        return [a.handle_site for a in self.world.plan.articulations.get(node, [])]
+
+    def handle_position(self, handle: str) -> np.ndarray:
+        return self.world.site_pos(handle)
+
+    def drive(self, node: str, fraction: float) -> None:
+        for a in self.world.plan.articulations[node]:
+            kp = 60.0 if a.kind in ("lid", "book_cover") else 400.0
+            self.world.drive_joint(a.joint, a.closed + fraction * (a.open - a.closed), kp=kp, kv=kp / 6)
+
+    def release_drive(self, node: str) -> None:
+        for a in self.world.plan.articulations[node]:
+            self.world.release_joint(a.joint)
+
+    def open_fraction(self, node: str) -> float:
+        return joint_fraction(self.world, node)
+
+    def button_top(self, node: str) -> tuple[np.ndarray, float]:
+        b = self.world.plan.buttons[node]
+        return self.world.site_pos(b.site), b.depth
+
+    def pressed(self, node: str) -> bool:
+        b = self.world.plan.buttons[node]
+        return self.world.qpos(b.joint) <= -b.depth / 2
+
+    def join(self, part: str, target: str) -> bool:
+        from backends.mujoco_kitchen.world import assembly_pairs
+
+        for whole, a, b in assembly_pairs(self.graph):
+            if {a, b} == {part, target}:
+                self.world.activate_weld(f"asm_{whole}")
+                return True
+        return False
+
+    # navigation ------------------------------------------------------------------------------------
+    def route(self, room: str) -> list[BasePose]:
+        span = self.world.plan.room_span(room)
+        x, y, _yaw, lift = (self.world.qpos("base_x"), self.world.qpos("base_y"), 0.0, 0.0)
+        y_goal = (span.y0 + span.y1) / 2
+        del x, y, lift
+        return [(CORRIDOR_X, self.world.qpos("base_y"), 0.0, 0.0), (CORRIDOR_X, y_goal, 0.0, 0.0)]
+
+    def robot_room(self) -> str | None:
+        return self.world.plan.room_at(self.world.qpos("base_x"), self.world.qpos("base_y"))

@@ -1,0 +1,91 @@
+"""The indoor baseline episodes of the benchmark, as the MuJoCo backend's bench and tests use them.
+
+Episodes come from a compiled benchmark directory (`robograph compile --benchmark --out DIR`
+writes DIR/episodes/<scene>__<condition>.json); scenes missing there are compiled in-process
+with the compiler's Python API and written to the same layout, so a second run reuses them (a scene
+the compiler rejects leaves <scene>__baseline.failed with the reason, and is not retried).
+Only the kitchen domain (indoor) is physical here: FoodPack-I*, Fridge-I*, Buffet-I*.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from robograph.errors import RoboGraphError
+from robograph.instance import TaskInstance, load_instance
+
+DOMAIN = "indoor"
+
+
+@dataclass
+class IndoorEpisodes:
+    instances: list[TaskInstance] = field(default_factory=list)
+    failed: dict[str, str] = field(default_factory=dict)  # scene id -> why it could not be compiled
+
+
+def indoor_scene_ids() -> list[str]:
+    """Indoor scene ids of assets/benchmark.yaml, interleaved across families (so the first N
+    of them cover every family)."""
+    from robograph.compiler.assets import load_assets
+
+    by_family: dict[str, list[str]] = {}
+    for s in load_assets().scenes:
+        if s.domain == DOMAIN:
+            by_family.setdefault(s.family, []).append(s.id)
+    out: list[str] = []
+    columns = [by_family[f] for f in sorted(by_family)]
+    for k in range(max((len(c) for c in columns), default=0)):
+        out += [c[k] for c in columns if k < len(c)]
+    return out
+
+
+def episode_path(directory: str | Path, scene_id: str, condition: str = "baseline") -> Path:
+    return Path(directory) / "episodes" / f"{scene_id}__{condition}.json"
+
+
+def load_indoor(directory: str | Path, scene_ids: list[str] | None = None, *,
+                compile_missing: bool = True) -> IndoorEpisodes:
+    """Baseline instances of the indoor scenes (all, or `scene_ids`), read from `directory`,
+    compiling and writing the missing ones when `compile_missing`."""
+    ids = scene_ids if scene_ids is not None else indoor_scene_ids()
+    out = IndoorEpisodes()
+    for sid in ids:
+        path = episode_path(directory, sid)
+        if path.is_file():
+            out.instances.append(load_instance(path))
+            continue
+        marker = path.with_suffix(".failed")  # a scene the compiler rejected: do not retry every run
+        if marker.is_file():
+            out.failed[sid] = marker.read_text(encoding="utf-8").strip()
+            continue
+        if not compile_missing:
+            out.failed[sid] = f"not compiled ({path} missing)"
+            continue
+        try:
+            inst = compile_baseline(sid)
+        except RoboGraphError as exc:
+            out.failed[sid] = str(exc)
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(str(exc) + "\n", encoding="utf-8")
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(inst.to_json(), sort_keys=True), encoding="utf-8")
+        out.instances.append(inst)
+    return out
+
+
+def compile_baseline(scene_id: str) -> TaskInstance:
+    """Compile one benchmark scene in-process (the compiler's own targets and seed)."""
+    from robograph.compiler.assets import load_assets
+    from robograph.compiler.compile import compile_scene
+
+    assets = load_assets()
+    entry = next((s for s in assets.scenes if s.id == scene_id), None)
+    if entry is None:
+        raise RoboGraphError(f"no benchmark scene {scene_id!r} in assets/benchmark.yaml")
+    compiled = compile_scene(assets, entry.family, entry.domain, assets.benchmark_seed, scene_id=entry.id,
+                             variant=entry.variant, subgoals=entry.subgoals, oracle_length=entry.oracle_length,
+                             i6_mode=entry.i6_mode)
+    return compiled.baseline

@@ -1,0 +1,213 @@
+"""Graph -> world for exogenous rewrites: make the physical state agree with a graph.
+
+Rather than interpreting each rewrite, `sync` compares the measured state with the target graph
+and fixes every difference, which makes realization idempotent and covers any rewrite mix:
+relocations teleport the object to a free spot of the new region (or into a hand, with a weld),
+`open` sets the joints (carrying a drawer's contents along), `pressed` the button, `assembled`
+the parts' weld, `moved_aside` and new OCCLUDES edges rearrange blocker and target, added nodes
+take a pre-allocated spare body resized to their catalog size, and a room change moves the base.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from backends.mujoco_kitchen.catalog import appearance
+from backends.mujoco_kitchen.placement import contains, free_spot, local
+from backends.mujoco_kitchen.plan import CORRIDOR_X, ItemPlan, Region
+from backends.mujoco_kitchen.robot import FINGER_OPEN, HANDS, RobotNames
+from backends.mujoco_kitchen.sense import half_of, joint_fraction, measure_location, node_bodies
+from backends.mujoco_kitchen.world import World, assembly_pairs
+from robograph.errors import BackendError
+from robograph.graph import IN_ROOM, OCCLUDES, ROBOT_ID, SceneGraph
+from robograph.rewrite import DETACHED, HELD
+
+
+class RealizeError(BackendError):
+    """A rewrite that cannot be made physical (no spare body left, no room in a region)."""
+
+
+def sync(world: World, graph: SceneGraph) -> None:
+    _add_nodes(world, graph)
+    _robot_room(world, graph)
+    _attributes(world, graph)
+    for node in sorted(world.plan.items):
+        if node in graph.nodes:
+            _location(world, graph, node)
+    _occlusions(world, graph)
+    world.forward()
+    world.step(150)
+
+
+def _add_nodes(world: World, graph: SceneGraph) -> None:
+    bodies = node_bodies(world)
+    for node in sorted(graph.nodes):
+        n = graph.nodes[node]
+        if node in bodies or node in world.plan.node_body or n.kind in ("room", "robot", "furniture"):
+            continue
+        if graph.location.get(node) is None and graph.hand_of(node) is None:
+            continue  # an assembly whole or a part without a place needs no body
+        free = [s for s in world.plan.spares if s not in world.spare_of.values()]
+        if not free:
+            raise RealizeError(f"no spare body left for added node {node!r}; build with more spares")
+        body = free[0]
+        app = appearance(n)
+        half = np.array([app.size[1] / 2, app.size[0] / 2, app.size[2] / 2])
+        gid = int(world.model.body_geomadr[world.body_id(body)])
+        world.model.geom_size[gid] = half
+        world.model.geom_rbound[gid] = float(np.linalg.norm(half))
+        world.model.geom_aabb[gid] = np.concatenate([np.zeros(3), half])
+        world.model.geom_rgba[gid] = app.rgba
+        world.spare_of[node] = body
+        world.plan.items[node] = ItemPlan(node, body, (float(half[0]), float(half[1]), float(half[2])), "box", False)
+
+
+def _robot_room(world: World, graph: SceneGraph) -> None:
+    room = graph.robot_room() if ROBOT_ID in graph.nodes else None
+    if room is None or world.plan.room_at(world.qpos("base_x"), world.qpos("base_y")) == room:
+        return
+    span = world.plan.room_span(room)
+    y = (span.y0 + span.y1) / 2
+    for name, v in (("base_x", CORRIDOR_X), ("base_y", y), ("base_yaw", 0.0)):
+        world.set_qpos(name, v)
+        world.data.ctrl[world.actuator(f"act_{name}")] = v
+    world.forward()
+
+
+def _attributes(world: World, graph: SceneGraph) -> None:
+    for node, arts in world.plan.articulations.items():
+        if node not in graph.nodes:
+            continue
+        want = bool(graph.is_open(node))
+        if (joint_fraction(world, node) > 0.5) == want:
+            continue
+        region = world.plan.regions.get(node)
+        inside = _contents(world, region) if region is not None else []
+        for a in arts:
+            old = world.qpos(a.joint)
+            new = a.open if want else a.closed
+            world.set_qpos(a.joint, new)
+            world.release_joint(a.joint)
+            if a.kind == "drawer":
+                for body in inside:  # the slide axis is -x: contents ride along
+                    pos = world.body_pos(body) + np.array([-(new - old), 0.0, 0.0])
+                    world.set_free_pose(body, pos, world.data.xquat[world.body_id(body)])
+        world.forward()
+    for node, button in world.plan.buttons.items():
+        if node in graph.nodes:
+            world.set_qpos(button.joint, -button.depth if graph.attr(node, "pressed") else 0.0)
+    for whole, _a, _b in assembly_pairs(graph):
+        name = f"asm_{whole}"
+        if name in world.eq_names():
+            if graph.attr(whole, "assembled") and not world.weld_active(name):
+                world.activate_weld(name)
+            elif not graph.attr(whole, "assembled") and world.weld_active(name):
+                world.deactivate_weld(name)
+    world.forward()
+
+
+def _contents(world: World, region: Region) -> list[str]:
+    out = []
+    for item in world.plan.items.values():
+        if contains(world, region, world.body_pos(item.body), item.half[2]):
+            out.append(item.body)
+    return out
+
+
+def _release(world: World, body: str) -> None:
+    for hand in HANDS:
+        name = f"weld_{hand}_{body}"
+        if world.weld_active(name):
+            world.deactivate_weld(name)
+            for a in RobotNames.finger_actuators(hand):
+                aid = world.actuator(a)
+                world.data.ctrl[aid] = FINGER_OPEN if a.endswith("1") else -FINGER_OPEN
+
+
+def _location(world: World, graph: SceneGraph, node: str) -> None:
+    hand = graph.hand_of(node)
+    edge = graph.location.get(node)
+    want = (HELD, hand) if hand else ((edge.rel, edge.dst) if edge else (DETACHED, ""))
+    if want[0] == DETACHED:
+        return
+    have = measure_location(world, node, graph, assisted_only=False)
+    if have == want:
+        return
+    body = node_bodies(world)[node]
+    half = half_of(world, node)
+    _release(world, body)
+    if want[0] == HELD:
+        grip = world.site_pos(RobotNames.grip_site(want[1]))
+        world.set_free_pose(body, grip - np.array([0.0, 0.0, max(half[2] - 0.02, 0.0)]),
+                            _across_fingers(world, want[1], half))
+        world.forward()
+        world.activate_weld(f"weld_{want[1]}_{body}")
+        return
+    if want[0] == IN_ROOM:
+        span = world.plan.room_span(want[1])
+        region = Region(want[1], "world", (0.7, (span.y0 + span.y1) / 2, 0.0), (0.4, (span.y1 - span.y0) / 2 - 0.3),
+                        2.0, False)
+    else:
+        region = world.plan.support_region(want[1], want[0])
+        if region is None:
+            raise RealizeError(f"{want[1]!r} has no region to put {node!r} {want[0]}")
+    spot = free_spot(world, region, half, {body})
+    if spot is None:
+        raise RealizeError(f"no free spot {want[0]} {want[1]} for {node!r}")
+    world.set_free_pose(body, spot)
+    world.forward()
+
+
+def _across_fingers(world: World, hand: str, half: np.ndarray) -> np.ndarray:
+    """Orientation (quaternion) that puts an object's narrower horizontal side between the
+    fingers of `hand`, as a real grasp would (the fingers close along the grip site's x)."""
+    axis = np.array(world.data.site(RobotNames.grip_site(hand)).xmat).reshape(3, 3)[:, 0]
+    yaw = float(np.arctan2(axis[1], axis[0])) + (0.0 if half[0] <= half[1] else np.pi / 2)
+    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+
+
+def _occlusions(world: World, graph: SceneGraph) -> None:
+    """Put each active blocker in front of its target (as the head camera sees it)."""
+    bodies = node_bodies(world)
+    for e in sorted(graph.edges):
+        if e.rel != OCCLUDES or e.when or e.src not in bodies or e.dst not in bodies:
+            continue
+        if not graph.occlusion_active(e):
+            continue
+        blocker, target = e.src, e.dst
+        record = world.plan.blocking.get(blocker)
+        bpos = world.body_pos(bodies[blocker])
+        if record is not None and record[0] == target and np.linalg.norm(bpos[:2] - np.asarray(record[1][:2])) < 0.03:
+            continue
+        loc = graph.location.get(target)
+        if loc is None:
+            continue
+        region = world.plan.support_region(loc.dst, loc.rel)
+        if region is None:
+            continue
+        th, bh = half_of(world, target), half_of(world, blocker)
+        tspot = free_spot(world, region, th, {bodies[target], bodies[blocker]}, prefer_front=False)
+        if tspot is not None:
+            world.set_free_pose(bodies[target], tspot)
+            world.forward()
+        tl = local(world, region, world.body_pos(bodies[target]))
+        bl = np.array([tl[0] - th[0] - bh[0] - 0.012, tl[1], bh[2] + 0.003])
+        if bl[0] - bh[0] < -region.half[0] - 0.02:
+            bl[0] = -region.half[0] + bh[0]
+        pos = np.asarray(region.center) + bl
+        world_pos = pos if region.body == "world" else world.to_world(region.body, pos)
+        world.set_free_pose(bodies[blocker], world_pos)
+        world.forward()
+        world.plan.blocking[blocker] = (target, (float(world_pos[0]), float(world_pos[1]), float(world_pos[2])))
+    for blocker, (target, pose) in list(world.plan.blocking.items()):
+        wants_aside = blocker in graph.nodes and bool(graph.attr(blocker, "moved_aside")) \
+            and graph.hand_of(blocker) is None
+        if wants_aside and np.linalg.norm(world.body_pos(bodies[blocker])[:2] - np.asarray(pose[:2])) < 0.05:
+            loc = graph.location.get(blocker)
+            region = world.plan.support_region(loc.dst, loc.rel) if loc else None
+            if region is not None:
+                spot = free_spot(world, region, half_of(world, blocker), {bodies[blocker], bodies[target]},
+                                 avoid=[(local(world, region, np.asarray(pose)), half_of(world, blocker) + 0.05)])
+                if spot is not None:
+                    world.set_free_pose(bodies[blocker], spot)
+    world.forward()

@@ -1,0 +1,135 @@
+"""One unit of work (a rollout) and the function a worker process runs for it.
+
+A `Job` is plain picklable data; `run_job` loads the instance, builds the agent and backend
+in the worker, runs the rollout, computes its metrics there and returns finished JSONL lines.
+Infrastructure failures (API down, backend crash, a bug) come back as an error record instead of
+an exception, so one bad rollout never stops a run and is retried on resume.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from robograph.agents import AgentUnavailable, make_agent
+from robograph.backend import Backend
+from robograph.errors import BackendError
+from robograph.harness.rollout import run_rollout
+from robograph.harness.store import dumps
+from robograph.instance import TaskInstance, load_instance
+from robograph.metrics.rollout import rollout_metrics
+from robograph.registry import BACKEND_GROUP
+
+
+@dataclass(frozen=True)
+class Job:
+    instance_path: str
+    seed: int
+    agent: str
+    backend: str = "symbolic"
+    agent_options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return f"{_stem(self.instance_path)}#{self.seed}"
+
+
+SECRET_WORDS = ("key", "token", "secret", "password")
+
+
+def public_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Agent options safe to write to disk: credentials are replaced by a marker."""
+    return {k: ("<redacted>" if any(w in k.lower() for w in SECRET_WORDS) else v) for k, v in options.items()}
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    return name.rsplit(".", 1)[0] if "." in name else name
+
+
+@dataclass
+class JobResult:
+    key: str
+    lines: list[str] = field(default_factory=list)
+    error: dict[str, Any] | None = None
+    steps: int = 0
+    seconds: float = 0.0
+    overhead_s: float = 0.0
+
+
+@functools.cache
+def _backend_factory(name: str) -> Callable[[], Backend]:
+    """Entry-point lookup costs ~15 ms (it scans installed distributions); do it once per worker
+    process and backend name. Unknown names fail exactly like `make_backend`."""
+    from importlib.metadata import entry_points
+
+    from robograph.registry import make_backend
+
+    matches = [ep for ep in entry_points(group=BACKEND_GROUP) if ep.name == name]
+    if not matches:
+        make_backend(name)  # raises the standard "unknown backend ... valid: ..." error
+    return matches[0].load()
+
+
+def describe(inst: TaskInstance) -> dict[str, Any]:
+    meta = inst.metadata
+    return {
+        "instance": inst.id,
+        "domain": inst.domain,
+        "family": str(meta.get("family", inst.task_type)),
+        "scene": str(meta.get("scene_id", meta.get("scene", inst.id))),
+        "condition": inst.condition,
+    }
+
+
+def run_job(job: Job) -> JobResult:
+    start = time.perf_counter()
+    try:
+        inst = load_instance(job.instance_path)
+        agent = make_agent(job.agent, **dict(job.agent_options))
+        backend = _backend_factory(job.backend)()
+        try:
+            outcome = run_rollout(inst, agent, backend, seed=job.seed)
+        finally:
+            backend.close()
+        metrics = rollout_metrics(outcome.trace)
+    except AgentUnavailable as exc:
+        return JobResult(job.key, error=_error(job, "agent_unavailable", exc))
+    except BackendError as exc:
+        return JobResult(job.key, error=_error(job, "backend_error", exc))
+    except Exception as exc:  # noqa: BLE001 - a bug must not kill the whole run; it is recorded
+        return JobResult(job.key, error=_error(job, "crash", exc, traceback.format_exc()))
+    base = {"key": job.key, "seed": job.seed, "agent": job.agent, **describe(inst)}
+    lines = []
+    for state, reply in zip(outcome.trace.states, outcome.replies, strict=True):
+        rec = state.record.to_json()
+        rec.update(base)
+        if state.parsed is not None:
+            rec["recovery"] = state.parsed.to_json()["recovery"]
+        rec["tokens"] = [reply.prompt_tokens, reply.completion_tokens]
+        lines.append(dumps(rec))
+    lines.append(
+        dumps({**base, "type": "rollout", "backend": job.backend, "options": public_options(job.agent_options), "metrics": metrics})
+    )
+    timing = outcome.timing
+    return JobResult(
+        job.key, lines, steps=timing.steps, seconds=time.perf_counter() - start, overhead_s=timing.overhead_s
+    )
+
+
+def _error(job: Job, kind: str, exc: BaseException, tb: str | None = None) -> dict[str, Any]:
+    rec = {
+        "type": "infra_error",
+        "key": job.key,
+        "kind": kind,
+        "error": type(exc).__name__,
+        "message": str(exc),
+        "time": time.time(),
+    }
+    if tb:
+        rec["traceback"] = tb
+    return rec

@@ -1,0 +1,115 @@
+"""Results storage: an append-only JSONL log that survives being killed.
+
+Each rollout's lines (its step records, then its rollout record) are written with one
+`os.write` on an O_APPEND descriptor, so concurrent writers never interleave and a rollout lands
+all-or-nothing: a kill can only leave a torn *tail*, which `recover_log` trims back to the end of
+the last complete rollout record before a run resumes. Infrastructure errors go to a separate
+file and never mark a rollout done. When a run completes, `write_results` writes the canonical
+results file (rollouts sorted by key, deterministic bytes), so an interrupted-and-resumed run
+and an uninterrupted one give the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+LOG = "log.jsonl"
+RESULTS = "results.jsonl"
+ERRORS = "errors.jsonl"
+CONFIG = "run.json"
+TIMING = "timing.json"
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """One canonical JSON line (sorted keys, no NaN)."""
+    return json.dumps(record, sort_keys=True, allow_nan=False, separators=(",", ":"))
+
+
+def append_atomic(path: Path, lines: Iterable[str], durable: bool = True) -> None:
+    """Append whole lines with a single write on an O_APPEND descriptor (then fsync)."""
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def recover_log(path: Path) -> set[str]:
+    """Trim a torn or unfinished tail and return the keys of complete rollouts."""
+    if not path.exists():
+        return set()
+    data = path.read_bytes()
+    keep = 0
+    done: set[str] = set()
+    pos = 0
+    while True:
+        end = data.find(b"\n", pos)
+        if end < 0:
+            break
+        line = data[pos:end]
+        pos = end + 1
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            break  # corrupt line: everything from here on is unreliable
+        if isinstance(rec, dict) and rec.get("type") == "rollout":
+            done.add(str(rec["key"]))
+            keep = pos
+    if keep != len(data):
+        with open(path, "r+b") as fh:
+            fh.truncate(keep)
+    return done
+
+
+def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.exists():
+        return
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                yield json.loads(line)
+            except ValueError:
+                return
+
+
+def write_results(run: Path) -> Path:
+    """Canonical results: for each rollout key (sorted), its step lines then its rollout line."""
+    groups: dict[str, list[str]] = {}
+    pending: list[dict[str, Any]] = []
+    for rec in read_jsonl(run / LOG):
+        if rec.get("type") == "step":
+            pending.append(rec)
+            continue
+        if rec.get("type") == "rollout":
+            key = str(rec["key"])
+            lines = [dumps(r) for r in pending if r.get("key") == key] + [dumps(rec)]
+            groups.setdefault(key, lines)
+            pending = [r for r in pending if r.get("key") != key]
+    out = run / RESULTS
+    tmp = run / (RESULTS + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for key in sorted(groups):
+            fh.write("\n".join(groups[key]) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, out)
+    return out
+
+
+def rollout_records(run: Path) -> list[dict[str, Any]]:
+    """Rollout records of a run: the canonical file when complete, else the log so far."""
+    path = run / RESULTS if (run / RESULTS).exists() else run / LOG
+    return [r for r in read_jsonl(path) if r.get("type") == "rollout"]

@@ -1,0 +1,76 @@
+"""What metrics need from a rollout: the latent states around every step.
+
+The runner captures a `StepState` per step while the rollout runs (graphs are immutable, so this
+costs references only); `replay` rebuilds the same list from an instance and its recorded replies,
+so metrics can be recomputed from a results file without the live run. The graph is the only
+source of truth: nothing here trusts what the agent said except its recovery fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from robograph.actions import Action
+from robograph.facts import Goal
+from robograph.graph import SceneGraph
+from robograph.harness.parse import ParsedResponse
+from robograph.instance import TaskInstance
+from robograph.rewrite import apply_all
+from robograph.runtime import StepRecord
+from robograph.view import compute_view
+
+
+@dataclass(frozen=True)
+class StepState:
+    """Step t: `before` is G_t as the agent saw it (events of step t applied), `goal` the active
+    goal g_t, `record` the runtime's record, `parsed` the decoded reply (None on parse error).
+    `after` is the state right after the action, before the next step's events."""
+
+    before: SceneGraph
+    goal: Goal
+    visible_before: frozenset[str]
+    record: StepRecord
+    parsed: ParsedResponse | None
+
+    @cached_property
+    def after(self) -> SceneGraph:
+        return apply_all(self.before, self.record.rewrites) if self.record.rewrites else self.before
+
+    @cached_property
+    def visible_after(self) -> frozenset[str]:
+        return compute_view(self.after).visible if self.record.rewrites else self.visible_before
+
+    @property
+    def action(self) -> Action:
+        return self.record.action
+
+
+@dataclass(frozen=True)
+class RolloutTrace:
+    instance: TaskInstance
+    seed: int
+    states: tuple[StepState, ...]
+
+    @property
+    def success(self) -> bool:
+        return bool(self.states and self.states[-1].record.success)
+
+
+def replay(
+    instance: TaskInstance,
+    replies: Iterable[str],
+    seed: int = 0,
+    backend_name: str = "symbolic",
+) -> RolloutTrace:
+    """Re-run an instance with recorded raw replies (deterministic on the symbolic backend)."""
+    from robograph.harness.rollout import ScriptedReplies, run_rollout
+    from robograph.registry import make_backend
+
+    agent = ScriptedReplies(list(replies))
+    return run_rollout(instance, agent, make_backend(backend_name), seed=seed).trace
+
+
+def actions_of(states: Sequence[StepState]) -> list[Action]:
+    return [s.action for s in states]

@@ -1,0 +1,443 @@
+"""PDDL export of a fully observed instance, for cross-checking L_o with an external optimal planner.
+
+The export is plain STRIPS (positive preconditions, no derived predicates, no conditional effects),
+so admissible planners such as Fast Downward's `seq-opt-bjolp` accept it. Visibility is recursive
+in the runtime (a node is reachable when its whole location chain is), which STRIPS cannot derive;
+the export therefore *grounds* every operator once per possible location chain of its arguments,
+and once per value of each counter it touches (free hands, container loads). The domain is
+instance-specific (parameterless actions, 0-ary atoms), written from the oracle's compiled
+`Problem` without relevance pruning. Each action is named `a<k>_<name>_<args>`; `ExportedProblem`
+maps the index k back to the runtime `Action`.
+
+Not exported (ExportError): IN_ROOM goals, OCCLUDES conditions on attributes other than `open`, an
+initially held object that occludes something, an unassembled whole that already has a place.
+Events are not part of the export (it is the instance's G0 and goal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from robograph.actions import Action
+from robograph.errors import RoboGraphError
+from robograph.instance import TaskInstance
+from robograph.oracle.model import NOWHERE, REL_NAMES, S_HA, S_HB, Problem
+
+MAX_CHAINS = 2000
+
+
+class ExportError(RoboGraphError):
+    """The instance uses something the STRIPS export cannot express (the message says what)."""
+
+
+@dataclass(frozen=True)
+class Operator:
+    action: Action
+    pre: frozenset[str]
+    add: frozenset[str]
+    delete: frozenset[str]
+
+
+@dataclass(frozen=True)
+class ExportedProblem:
+    domain: str
+    problem: str
+    operators: tuple[Operator, ...]
+
+    def decode_plan(self, text: str) -> list[Action]:
+        """Runtime actions of a plan file (`(a12_grab_pen)` lines; `;` comments ignored)."""
+        out = []
+        for line in text.splitlines():
+            line = line.strip()
+            if not line or line.startswith(";"):
+                continue
+            match = re.match(r"^\(\s*a(\d+)_", line)
+            if not match:
+                raise ExportError(f"unrecognized plan line {line!r}")
+            out.append(self.operators[int(match.group(1))].action)
+        return out
+
+    def write(self, out_dir: str | Path) -> tuple[Path, Path]:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        dom, prob = out / "domain.pddl", out / "problem.pddl"
+        dom.write_text(self.domain, encoding="utf-8")
+        prob.write_text(self.problem, encoding="utf-8")
+        return dom, prob
+
+
+class _Exporter:
+    def __init__(self, instance: TaskInstance) -> None:
+        self.inst = instance
+        self.p = Problem.compile(instance.graph, instance.goal, instance.actions, prune=False)
+        p = self.p
+        self.s0 = p.encode(instance.graph)
+        names: dict[int, str] = {}
+        used: set[str] = set()
+        for i, nid in enumerate(p.ids):
+            base = re.sub(r"[^a-z0-9_]", "_", nid.lower()) or "n"
+            name = base if base not in used else f"{base}_{i}"
+            used.add(name)
+            names[i] = name
+        self.name = names
+        self.held0 = {h for h in (self.s0[S_HA], self.s0[S_HB]) if h != NOWHERE}
+        # nodes whose load is tracked: placement targets and anything that starts loaded
+        self.receiver = [p.surface[i] or p.container[i] or p.load(self.s0, i) > 0 for i in range(p.n)]
+        self._check_supported()
+        self.possible = {i: self._possible_locs(i) for i in p.mobile}
+        self.max_load = [self._max_load(i) for i in range(p.n)]
+        self.ops: list[Operator] = []
+
+    # atoms -------------------------------------------------------------------------------------
+    def loc_atom(self, i: int, code: int) -> str:
+        if code == NOWHERE:
+            return f"detached_{self.name[i]}"
+        return f"at_{self.name[i]}_{REL_NAMES[code & 3].lower()}_{self.name[code >> 2]}"
+
+    def held(self, i: int) -> str:
+        return f"held_{self.name[i]}"
+
+    def flag(self, key: str, i: int, value: bool) -> str:
+        return f"{key if value else 'not' + key}_{self.name[i]}"
+
+    def load(self, i: int, k: int) -> str:
+        return f"load{k}_{self.name[i]}"
+
+    def inactive(self, k: int) -> str:
+        o = self.p.occlusions[k]
+        return f"clear{k}_{self.name[o.src]}_{self.name[o.dst]}"
+
+    # static analysis -----------------------------------------------------------------------------
+    def _check_supported(self) -> None:
+        p = self.p
+        for f in self.inst.goal:
+            if f.pred == "IN_ROOM":
+                raise ExportError("IN_ROOM goals are not exported (room membership is derived)")
+        for o in p.occlusions:
+            if any(k != "open" for k, _ in o.when):
+                raise ExportError(f"occlusion by {p.ids[o.src]} depends on {o.when}; only 'open' is exported")
+            if o.src in self.held0:
+                raise ExportError(f"{p.ids[o.src]} is held at the start and occludes something")
+        for w in range(p.n):
+            if p.assembly[w] and not p.attr(self.s0, w, "assembled") and (
+                    p.loc(self.s0, w) != NOWHERE or w in self.held0):
+                raise ExportError(f"unassembled whole {p.ids[w]} already has a place")
+
+    def _possible_locs(self, i: int) -> list[int]:
+        p = self.p
+        codes = {p.loc(self.s0, i)}
+        if i in p.slot:
+            codes.update(t * 4 + 1 for t in p.receivers_on if t != i)
+            codes.update(t * 4 + 0 for t in p.receivers_in if t != i)
+        if p.assembly[i]:
+            for part in p.parts[i]:
+                codes.update(self._possible_locs(part) if part in p.slot else [p.loc(self.s0, part)])
+        codes.discard(NOWHERE)  # held at the start: no place of its own
+        if p.part[i] or (p.assembly[i] and p.loc(self.s0, i) == NOWHERE and i not in self.held0):
+            codes.add(NOWHERE)
+        return sorted(codes)
+
+    def _max_load(self, t: int) -> int:
+        p = self.p
+        if not self.receiver[t]:
+            return 0
+        movers = sum(1 for i in p.mobile if i != t)
+        bound = p.static_load[t] + movers
+        cap = p.capacity[t]
+        return bound if cap is None else min(bound, max(cap, p.load(self.s0, t)))
+
+    # chains -----------------------------------------------------------------------------------------
+    def reach(self, i: int, *, allow_held: bool, allow_detached: bool = True,
+              visiting: frozenset[int] = frozenset()) -> list[tuple[frozenset[str], int]]:
+        """Alternatives that make node i reachable: (atoms, i's own location code or -2 = held)."""
+        p = self.p
+        out: list[tuple[frozenset[str], int]] = []
+        if i in visiting:
+            return out
+        visiting = visiting | {i}
+        if allow_held and i in p.slot:
+            out.append((frozenset({self.held(i)}), -2))
+        codes = self.possible[i] if i in p.slot else [p.loc(self.s0, i)]
+        clear = frozenset(self.inactive(k) for k, o in enumerate(p.occlusions) if o.dst == i)
+        for code in codes:
+            own = frozenset({self.loc_atom(i, code)}) if i in p.slot else frozenset()
+            if code == NOWHERE:
+                if p.is_room[i]:
+                    if self.s0[0] != NOWHERE:
+                        out.append((own | clear | {f"robot_in_{self.name[i]}"}, code))
+                    continue
+                if self.s0[0] == NOWHERE and i not in p.in_part_of:
+                    out.append((own | clear, code))  # a tabletop root
+                    continue
+                if allow_detached and p.part[i]:
+                    for whole in p.wholes[i]:
+                        for atoms, _ in self.reach(whole, allow_held=True, visiting=visiting):
+                            out.append((own | atoms, code))
+                continue
+            parent, rel = code >> 2, code & 3
+            gate = frozenset({self.flag("open", parent, True)}) if rel == 0 and p.openable[parent] else frozenset()
+            for atoms, _ in self.reach(parent, allow_held=False, visiting=visiting):
+                out.append((own | clear | gate | atoms, code))
+                if len(out) > MAX_CHAINS:
+                    raise ExportError(f"too many location chains for {p.ids[i]} (> {MAX_CHAINS})")
+        return out
+
+    # operators --------------------------------------------------------------------------------------
+    def emit(self, action: Action, pre: Iterable[str], add: Iterable[str], delete: Iterable[str],
+             load_delta: dict[int, int] | None = None) -> None:
+        base_pre, base_add, base_del = set(pre), set(add), set(delete)
+        deltas = sorted((t, d) for t, d in (load_delta or {}).items() if d and self.receiver[t])
+        choices = []
+        for t, d in deltas:
+            cap = self.p.capacity[t]
+            top = self.max_load[t]
+            ks = [k for k in range(top + 1) if 0 <= k + d <= top and (d < 0 or cap is None or k + d <= cap)]
+            choices.append([(t, k, k + d) for k in ks])
+        for combo in itertools.product(*choices):
+            pre_c, add_c, del_c = set(base_pre), set(base_add), set(base_del)
+            for t, k, k2 in combo:
+                pre_c.add(self.load(t, k))
+                del_c.add(self.load(t, k))
+                add_c.add(self.load(t, k2))
+            self.ops.append(Operator(action, frozenset(pre_c), frozenset(add_c), frozenset(del_c - add_c)))
+
+    def hands(self, change: int) -> list[tuple[str, str]]:
+        """(pre, post) free-hand atoms for a change of `change` free hands."""
+        return [(f"free{k}", f"free{k + change}") for k in range(3) if 0 <= k + change <= 2]
+
+    def edges_from(self, i: int) -> list[int]:
+        return [k for k, o in enumerate(self.p.occlusions) if o.src == i]
+
+    def build(self) -> None:
+        p, ids = self.p, self.p.ids
+        acts = set(p.actions)
+        if "walk" in acts and self.s0[0] != NOWHERE and p.has_adjacency:
+            for r in p.rooms:
+                for r2 in p.adjacent[r]:
+                    if p.is_room[r2] and r2 != r:
+                        self.emit(Action("walk", (ids[r2],)), [f"robot_in_{self.name[r]}"],
+                                  [f"robot_in_{self.name[r2]}"], [f"robot_in_{self.name[r]}"])
+        for c in range(p.n):
+            if not p.openable[c]:
+                continue
+            for name, value in (("open", True), ("close", False)):
+                if name not in acts:
+                    continue
+                for atoms, _ in self.reach(c, allow_held=False):
+                    pre = atoms | {self.flag("open", c, not value), "free2"}
+                    add, dele = {self.flag("open", c, value)}, {self.flag("open", c, not value)}
+                    cond = [k for k in self.edges_from(c) if p.occlusions[k].when]
+                    if not cond:
+                        self.emit(Action(name, (ids[c],)), pre, add, dele)
+                        continue
+                    # grabbed-once or moved aside: the conditional occlusions stay off
+                    self.emit(Action(name, (ids[c],)), pre | {f"grabbed_{self.name[c]}"}, add, dele)
+                    aside_off: set[str] = set()
+                    if p.movable[c]:
+                        self.emit(Action(name, (ids[c],)), pre | {f"ungrabbed_{self.name[c]}",
+                                                                 self.flag("aside", c, True)}, add, dele)
+                        aside_off = {self.flag("aside", c, False)}
+                    on = {self.inactive(k) for k in cond if dict(p.occlusions[k].when)["open"] != value}
+                    off = {self.inactive(k) for k in cond} - on
+                    self.emit(Action(name, (ids[c],)), pre | {f"ungrabbed_{self.name[c]}"} | aside_off,
+                              add | on, dele | off)
+        for o in range(p.n):
+            if p.pressable[o] and "press" in acts:
+                for atoms, _ in self.reach(o, allow_held=True):
+                    for free in ("free1", "free2"):
+                        self.emit(Action("press", (ids[o],)), atoms | {self.flag("pressed", o, False), free},
+                                  {self.flag("pressed", o, True)}, {self.flag("pressed", o, False)})
+            if p.movable[o] and "move_aside" in acts:
+                for atoms, _ in self.reach(o, allow_held=False, allow_detached=False):
+                    for free in ("free1", "free2"):
+                        self.emit(Action("move_aside", (ids[o],)),
+                                  atoms | {self.flag("aside", o, False), free},
+                                  {self.flag("aside", o, True)} | {self.inactive(k) for k in self.edges_from(o)},
+                                  {self.flag("aside", o, False)})
+        for o in p.mobile:
+            if p.grabbable[o] and "grab" in acts:
+                self._grab(o)
+            for name, rel, targets in (("puton", 1, p.receivers_on), ("putin", 0, p.receivers_in)):
+                if name in acts:
+                    for t in targets:
+                        if t != o:
+                            self._put(o, t, rel, name)
+        if "attach" in acts:
+            for part, target, whole in p.attach_pairs:
+                self._attach(part, target, whole)
+
+    def _grab(self, o: int) -> None:
+        p = self.p
+        if p.static_load[o] > 0:
+            return
+        extra_pre = set()
+        if p.assembly[o]:
+            extra_pre.add(self.flag("assembled", o, True))
+        if self.receiver[o]:
+            extra_pre.add(self.load(o, 0))
+        add = {self.held(o)} | {self.inactive(k) for k in self.edges_from(o)}
+        dele: set[str] = set()
+        if p.movable[o]:
+            add.add(self.flag("aside", o, False))
+            dele.add(self.flag("aside", o, True))
+        if p.has_occlusions[o]:
+            add.add(f"grabbed_{self.name[o]}")
+            dele.add(f"ungrabbed_{self.name[o]}")
+        for atoms, code in self.reach(o, allow_held=False, allow_detached=False):
+            delta = {} if code & 3 == 2 else {code >> 2: -1}
+            for before, after in self.hands(-1):
+                self.emit(Action("grab", (p.ids[o],)), atoms | extra_pre | {before},
+                          add | {after}, dele | {before, self.loc_atom(o, code)}, delta)
+
+    def _put(self, o: int, t: int, rel: int, name: str) -> None:
+        p = self.p
+        code = t * 4 + rel
+        if code not in self.possible[o]:
+            return
+        gate = {self.flag("open", t, True)} if rel == 0 and p.openable[t] else set()
+        for atoms, _ in self.reach(t, allow_held=False):
+            for before, after in self.hands(+1):
+                self.emit(Action(name, (p.ids[o], p.ids[t])), atoms | gate | {self.held(o), before},
+                          {self.loc_atom(o, code), after}, {self.held(o), before}, {t: +1})
+
+    def _attach(self, a: int, b: int, whole: int) -> None:
+        p = self.p
+        for (atoms_a, ca), (atoms_b, cb) in itertools.product(
+                self.reach(a, allow_held=True), self.reach(b, allow_held=True)):
+            counted = (ca == -2) + (cb == -2)
+            pre = set(atoms_a | atoms_b) | {self.flag("assembled", whole, False), self.loc_atom(whole, NOWHERE)}
+            add = {self.flag("assembled", whole, True), self.loc_atom(a, NOWHERE), self.loc_atom(b, NOWHERE)}
+            dele = {self.flag("assembled", whole, False), self.loc_atom(whole, NOWHERE)}
+            delta: dict[int, int] = {}
+            for part, code in ((a, ca), (b, cb)):
+                if code == -2:
+                    dele.add(self.held(part))
+                elif code != NOWHERE:
+                    dele.add(self.loc_atom(part, code))
+                    if code & 3 != 2:
+                        delta[code >> 2] = delta.get(code >> 2, 0) - 1
+            if counted:
+                add.add(self.held(whole))
+                change = counted - 1
+            else:
+                place = cb if cb != NOWHERE else ca
+                change = 0
+                if place != NOWHERE:
+                    add.add(self.loc_atom(whole, place))
+                    if place & 3 != 2:
+                        delta[place >> 2] = delta.get(place >> 2, 0) + 1
+                else:
+                    add.discard(self.loc_atom(whole, NOWHERE))
+                    dele.discard(self.loc_atom(whole, NOWHERE))
+            need = 2 - counted
+            for before, after in self.hands(change):
+                if int(before[-1]) < need:
+                    continue
+                self.emit(Action("attach", (p.ids[a], p.ids[b])), pre | {before}, add | {after},
+                          (dele | {before}) - {after}, delta)
+
+    # initial state and goal ---------------------------------------------------------------------------
+    def init_atoms(self) -> set[str]:
+        p, s = self.p, self.s0
+        atoms = {f"free{2 - len(self.held0)}"}
+        if s[0] != NOWHERE:
+            atoms.add(f"robot_in_{self.name[s[0]]}")
+        for i in range(p.n):
+            if i in p.slot:
+                atoms.add(self.held(i) if i in self.held0 else self.loc_atom(i, p.loc(s, i)))
+            if p.openable[i]:
+                atoms.add(self.flag("open", i, p.attr(s, i, "open")))
+            if p.movable[i]:
+                atoms.add(self.flag("aside", i, p.attr(s, i, "moved_aside")))
+            if p.pressable[i]:
+                atoms.add(self.flag("pressed", i, p.attr(s, i, "pressed")))
+            if p.assembly[i]:
+                atoms.add(self.flag("assembled", i, p.attr(s, i, "assembled")))
+            if p.has_occlusions[i]:
+                atoms.add(f"ungrabbed_{self.name[i]}")
+            if self.receiver[i]:
+                atoms.add(self.load(i, p.load(s, i)))
+        for k, o in enumerate(p.occlusions):
+            if not p.occlusion_active(s, o):
+                atoms.add(self.inactive(k))
+        return atoms
+
+    def goal_atoms(self) -> list[str]:
+        idx = self.p.index
+        out = []
+        for f in self.inst.goal:
+            a = [idx[x] for x in f.args]
+            if f.pred in ("INSIDE", "ON"):
+                out.append(self.loc_atom(a[0], a[1] * 4 + (0 if f.pred == "INSIDE" else 1)))
+            elif f.pred in ("OPEN", "CLOSED"):
+                out.append(self.flag("open", a[0], f.pred == "OPEN"))
+            elif f.pred == "PRESSED":
+                out.append(self.flag("pressed", a[0], True))
+            elif f.pred == "ASSEMBLED":
+                out.append(self.flag("assembled", a[0], True))
+            elif f.pred == "HELD":
+                out.append(self.held(a[0]))
+            elif f.pred == "MOVED_ASIDE":
+                out.append(self.flag("aside", a[0], True))
+            elif f.pred == "ROBOT_IN":
+                out.append(f"robot_in_{self.name[a[0]]}")
+        return out
+
+
+def _conj(atoms: Iterable[str]) -> str:
+    inner = " ".join(f"({a})" for a in sorted(atoms))
+    return f"(and {inner})" if inner else "(and)"
+
+
+def export_instance(instance: TaskInstance) -> ExportedProblem:
+    """Build domain and problem text for `instance` (G0, goal, catalog)."""
+    ex = _Exporter(instance)
+    ex.build()
+    init = ex.init_atoms()
+    goal = ex.goal_atoms()
+    atoms: set[str] = set(init) | set(goal)
+    for op in ex.ops:
+        atoms |= op.pre | op.add | op.delete
+    slug = re.sub(r"[^a-z0-9_-]", "-", instance.id.lower()) or "instance"
+    lines = [f"; RoboGraph instance {instance.id}: {len(ex.ops)} grounded STRIPS actions",
+             f"(define (domain robograph-{slug})", "  (:requirements :strips)", "  (:predicates"]
+    lines += [f"    ({a})" for a in sorted(atoms)]
+    lines.append("  )")
+    for k, op in enumerate(ex.ops):
+        label = "_".join([op.action.name, *(ex.name[ex.p.index[x]] for x in op.action.args)])
+        effect = sorted(f"({a})" for a in op.add) + sorted(f"(not ({a}))" for a in op.delete)
+        lines += [f"  (:action a{k}_{label}", "    :parameters ()",
+                  f"    :precondition {_conj(op.pre)}", f"    :effect (and {' '.join(effect)}))"]
+    lines.append(")")
+    domain = "\n".join(lines) + "\n"
+    problem = "\n".join([
+        f"(define (problem robograph-{slug}-problem)",
+        f"  (:domain robograph-{slug})",
+        "  (:init " + " ".join(f"({a})" for a in sorted(init)) + ")",
+        f"  (:goal {_conj(goal)})",
+        ")",
+    ]) + "\n"
+    return ExportedProblem(domain, problem, tuple(ex.ops))
+
+
+# CLI -------------------------------------------------------------------------------------------------
+def _cmd_export(args: argparse.Namespace) -> int:
+    from robograph.instance import load_instance
+
+    inst = load_instance(args.instance)
+    exported = export_instance(inst)
+    dom, prob = exported.write(args.out)
+    print(f"wrote {dom} ({len(exported.operators)} actions) and {prob}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("export-pddl", help="write domain.pddl and problem.pddl (plain STRIPS) for an instance")
+    p.add_argument("instance", metavar="INSTANCE", help="instance file (JSON or YAML)")
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.set_defaults(handler=_cmd_export)

@@ -1,0 +1,121 @@
+"""The small robot and scene interfaces every skill is written against.
+
+A simulator backend (MuJoCo here, SAPIEN next) implements `Robot` (motion: base, hands,
+grippers, holds) and `Scene` (geometry: where to grasp, where to put, handles, buttons), and
+reuses `skills.primitives` unchanged. Units: metres, radians; world frame z up. Hand poses are
+given as a grip-point position plus a yaw about world z; `pitch` tilts the approach from
+straight down (0) toward horizontal (pi/2) along the robot's heading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+BasePose = tuple[float, float, float, float]  # x, y, yaw, torso lift
+
+
+@dataclass(frozen=True, slots=True)
+class SkillResult:
+    """Outcome of one motion primitive. `ok` is the skill's own check (e.g. the object is in
+    the hand after a grasp); the graph is still reconciled from the world afterwards."""
+
+    ok: bool
+    message: str = ""
+
+
+OK = SkillResult(True)
+
+
+@dataclass(frozen=True, slots=True)
+class Grasp:
+    """Top-down grasp: grip point (world), finger-closing direction as a yaw (rad), and whether
+    the hand must come in from the front (something above the object)."""
+
+    position: np.ndarray
+    yaw: float
+    from_front: bool = False
+    entry: float = 0.22  # from the front: how far in front of the grip point the hand enters (m)
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a held object's centre should be at release, and whether the hand must enter from
+    the front (a shelf or cabinet with a roof) instead of from above."""
+
+    center: np.ndarray
+    from_front: bool
+    target: str  # the node the spot belongs to (where the base goes to work)
+    entry: float = 0.22  # from the front: how far in front of the spot the hand enters (m)
+
+
+class Robot(Protocol):
+    hands: tuple[str, ...]
+
+    def drive_base(self, pose: BasePose) -> bool:
+        """Drive the base (and torso lift) to a pose; True when reached."""
+
+    def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
+                  duration: float = 0.5) -> bool:
+        """Move a hand's grip point to `position`; True when it got there (IK + tracking)."""
+
+    def hand_position(self, hand: str) -> np.ndarray: ...
+
+    def carry(self, hand: str) -> None:
+        """Bring a hand (holding something or not) to its carry pose close to the body."""
+
+    def gripper(self, hand: str, opening: float) -> None:
+        """Open (1.0) or close (0.0) a gripper and wait for the fingers to settle."""
+
+    def holds(self, hand: str, node: str) -> bool: ...
+
+    def attach(self, hand: str, node: str) -> bool:
+        """Assisted grasp: fix `node` to the hand if the hand touches it; True when attached."""
+
+    def detach(self, hand: str) -> None: ...
+
+    def wait(self, seconds: float) -> None: ...
+
+
+class Scene(Protocol):
+    assisted: bool
+
+    def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None) -> BasePose:
+        """Base pose from which `hand` (None: both) works on `node` (at `point` if given)."""
+
+    def grasp(self, node: str) -> Grasp: ...
+
+    def center(self, node: str) -> np.ndarray: ...
+
+    def half_extents(self, node: str) -> np.ndarray: ...
+
+    def place(self, node: str, target: str, relation: str) -> Placement | None:
+        """A free spot for `node` ON / INSIDE `target`; None when there is no room."""
+
+    def aside(self, node: str) -> Placement | None:
+        """A spot on the same support that no longer hides what `node` occludes."""
+
+    def handles(self, node: str) -> list[str]: ...
+
+    def handle_position(self, handle: str) -> np.ndarray: ...
+
+    def drive(self, node: str, fraction: float) -> None:
+        """Servo an articulation toward `fraction` of its travel (0 closed, 1 open)."""
+
+    def release_drive(self, node: str) -> None: ...
+
+    def open_fraction(self, node: str) -> float: ...
+
+    def button_top(self, node: str) -> tuple[np.ndarray, float]:
+        """Top of a button (world) and its travel (m)."""
+
+    def pressed(self, node: str) -> bool: ...
+
+    def join(self, part: str, target: str) -> bool:
+        """Fix two assembly parts together (equality constraint); True when joined."""
+
+    def route(self, room: str) -> list[BasePose]: ...
+
+    def robot_room(self) -> str | None: ...

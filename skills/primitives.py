@@ -1,0 +1,213 @@
+"""One motion primitive per task-level action (Table 5), written against `Robot` and `Scene`.
+
+Every primitive returns a `SkillResult`; none raises for a physical miss (a slipped grasp, an
+unreachable pose): the backend turns a miss into a typed failure and the reconciled graph says
+what actually happened. Grasps are top-down; articulations are servo-driven while the hand
+follows the handle (the most robust of the methods we tried; see docs/mujoco_backend.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+from skills.interface import OK, Placement, Robot, Scene, SkillResult
+
+PREGRASP = 0.12  # approach height above a grasp point (m)
+LIFT = 0.2  # clears neighbours up to ~20 cm tall when carrying the object away
+FRONT_ENTRY = 0.22  # how far in front of a roofed spot the hand enters (m)
+ENTRY_LIFT = 0.08  # roofed spots: the hand travels this high above the spot (over bin lips)
+HANDLE_PITCH = math.radians(60)  # handle approach: 60 deg from straight down (30 deg below horizontal)
+HANDLE_STANDOFF = 0.03
+FOLLOW_STEPS = 5
+
+
+def _up(p: np.ndarray, dz: float) -> np.ndarray:
+    return np.asarray(p, dtype=float) + np.array([0.0, 0.0, dz])
+
+
+def grab(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
+    g = scene.grasp(node)
+    stance = g.position - np.array([g.entry / 2, 0.0, 0.0]) if g.from_front else g.position
+    robot.drive_base(scene.work_pose(node, hand, stance))
+    robot.gripper(hand, 1.0)
+    pre = g.position + (np.array([-g.entry, 0.0, ENTRY_LIFT]) if g.from_front else np.array([0.0, 0.0, PREGRASP]))
+    if not robot.move_hand(hand, pre, g.yaw):
+        robot.carry(hand)
+        return SkillResult(False, f"{node} is out of reach of the {hand} hand")
+    if g.from_front:
+        robot.move_hand(hand, _up(g.position, ENTRY_LIFT), g.yaw, duration=0.35)
+    robot.move_hand(hand, g.position, g.yaw, duration=0.4)
+    robot.gripper(hand, 0.0)
+    if scene.assisted:
+        robot.attach(hand, node)
+    robot.move_hand(hand, _up(g.position, ENTRY_LIFT if g.from_front else LIFT), g.yaw, duration=0.3)
+    if g.from_front:
+        robot.move_hand(hand, pre, g.yaw, duration=0.4)
+    robot.carry(hand)
+    if not robot.holds(hand, node):
+        return SkillResult(False, f"grasp of {node} slipped")
+    return OK
+
+
+def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placement) -> SkillResult:
+    placement_center, from_front, target = spot.center, spot.from_front, spot.target
+    offset = robot.hand_position(hand) - scene.center(node)  # grip point relative to the object
+    grip = placement_center + offset + np.array([0.0, 0.0, 0.01])
+    yaw = scene.grasp(node).yaw
+    # roofed spots: stand back far enough for the entry point in front of the spot as well
+    stance = grip - np.array([spot.entry / 2, 0.0, 0.0]) if from_front else grip
+    robot.drive_base(scene.work_pose(target, hand, stance))
+    pre = grip + (np.array([-spot.entry, 0.0, ENTRY_LIFT]) if from_front else np.array([0.0, 0.0, PREGRASP]))
+    if not robot.move_hand(hand, pre, yaw):
+        robot.carry(hand)
+        return SkillResult(False, f"cannot reach the spot for {node}")
+    if from_front:  # in over the front row and bin lips, then down onto the spot
+        robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.35)
+    robot.move_hand(hand, grip, yaw, duration=0.4)
+    robot.detach(hand)
+    robot.gripper(hand, 1.0)
+    if from_front:
+        robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.25)
+    robot.move_hand(hand, pre, yaw, duration=0.35)
+    robot.carry(hand)
+    if robot.holds(hand, node):
+        return SkillResult(False, f"{node} stuck to the {hand} hand")
+    return OK
+
+
+def place(robot: Robot, scene: Scene, node: str, target: str, relation: str, hand: str) -> SkillResult:
+    """puton (relation ON) and putin (relation INSIDE)."""
+    spot = scene.place(node, target, relation)
+    if spot is None:
+        return SkillResult(False, f"no free spot {relation} {target} for {node}")
+    return _release_at(robot, scene, node, hand, spot)
+
+
+def move_aside(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
+    spot = scene.aside(node)
+    if spot is None:
+        return SkillResult(False, f"no room to move {node} aside")
+    result = grab(robot, scene, node, hand)
+    if not result.ok:
+        return result
+    return _release_at(robot, scene, node, hand, spot)
+
+
+def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillResult:
+    """open / close: hands go to the handles, the joint servo moves while the hands follow."""
+    handles = scene.handles(node)
+    target = 1.0 if opening else 0.0
+    start = scene.open_fraction(node)
+    robot.drive_base(scene.work_pose(node, None))
+    hands = _assign_hands(robot, scene, handles)
+    follow: list[tuple[str, str]] = []
+    for hand, handle in hands:
+        robot.gripper(hand, 1.0)
+        h = scene.handle_position(handle)
+        if robot.move_hand(hand, h + np.array([-0.10, 0.0, 0.0]), 0.0, pitch=HANDLE_PITCH, duration=0.4) and \
+                robot.move_hand(hand, h + np.array([-HANDLE_STANDOFF, 0.0, 0.0]), 0.0, pitch=HANDLE_PITCH,
+                                duration=0.3):
+            follow.append((hand, handle))
+    for k in range(1, FOLLOW_STEPS + 1):
+        scene.drive(node, start + (target - start) * k / FOLLOW_STEPS)
+        still = []
+        for hand, handle in follow:
+            h = scene.handle_position(handle)
+            if robot.move_hand(hand, h + np.array([-HANDLE_STANDOFF, 0.0, 0.0]), 0.0, pitch=HANDLE_PITCH,
+                               duration=0.12):
+                still.append((hand, handle))
+        follow = still
+        if not follow:
+            break
+    for hand, _ in hands:
+        p = robot.hand_position(hand)
+        robot.move_hand(hand, p + np.array([-0.12, 0.0, 0.03]), 0.0, pitch=HANDLE_PITCH, duration=0.25)
+        robot.carry(hand)
+    scene.drive(node, target)
+    for _ in range(6):
+        robot.wait(0.15)
+        if abs(scene.open_fraction(node) - target) < 0.05:
+            break
+    scene.release_drive(node)
+    frac = scene.open_fraction(node)
+    if opening and frac < 0.85:
+        return SkillResult(False, f"{node} opened only {frac:.0%}")
+    if not opening and frac > 0.15:
+        return SkillResult(False, f"{node} still {frac:.0%} open")
+    return OK
+
+
+def _assign_hands(robot: Robot, scene: Scene, handles: list[str]) -> list[tuple[str, str]]:
+    """Two handles: the left one (larger y) to the left hand. One handle: the nearer hand."""
+    if not handles:
+        return []
+    ordered = sorted(handles, key=lambda h: -float(scene.handle_position(h)[1]))
+    if len(ordered) >= 2:
+        return [("left", ordered[0]), ("right", ordered[-1])]
+    h = scene.handle_position(ordered[0])
+    best = min(robot.hands, key=lambda hand: float(np.linalg.norm(robot.hand_position(hand)[:2] - h[:2])))
+    return [(best, ordered[0])]
+
+
+def press(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
+    top, travel = scene.button_top(node)
+    robot.drive_base(scene.work_pose(node, hand, top))
+    robot.gripper(hand, 0.0)
+    if not robot.move_hand(hand, _up(top, 0.10), 0.0):
+        robot.carry(hand)
+        return SkillResult(False, f"{node} is out of reach")
+    robot.move_hand(hand, _up(top, -travel - 0.006), 0.0, duration=0.4)
+    robot.wait(0.1)
+    robot.move_hand(hand, _up(top, 0.10), 0.0, duration=0.3)
+    robot.carry(hand)
+    robot.gripper(hand, 1.0)
+    return OK if scene.pressed(node) else SkillResult(False, f"{node} did not click")
+
+
+def attach(robot: Robot, scene: Scene, part: str, target: str, hand_of: Callable[[str], str | None],
+           free_hand: Callable[[], str], keep: bool) -> SkillResult:
+    """Join `part` onto `target`. The part is grabbed if needed, put on top of the target (held
+    or resting), fixed to it by the assembly constraint, and released unless `keep`."""
+    hand = hand_of(part)
+    if hand is None:
+        hand = free_hand()
+        result = grab(robot, scene, part, hand)
+        if not result.ok:
+            return result
+    top = scene.center(target) + np.array([0.0, 0.0, 0.0])
+    spot = top + np.array([0.0, 0.0, _height(scene, target) / 2 + _height(scene, part) / 2 + 0.004])
+    offset = robot.hand_position(hand) - scene.center(part)
+    yaw = scene.grasp(part).yaw
+    grip = spot + offset
+    if hand_of(target) is None:
+        robot.drive_base(scene.work_pose(target, hand, grip))
+    if not robot.move_hand(hand, grip + np.array([0.0, 0.0, 0.06]), yaw):
+        return SkillResult(False, f"cannot bring {part} to {target}")
+    robot.move_hand(hand, grip, yaw, duration=0.3)
+    if not scene.join(part, target):
+        return SkillResult(False, f"{part} does not fit onto {target}")
+    if not keep:
+        robot.detach(hand)
+        robot.gripper(hand, 1.0)
+        robot.move_hand(hand, grip + np.array([0.0, 0.0, PREGRASP]), yaw, duration=0.3)
+    robot.carry(hand)
+    return OK
+
+
+def _height(scene: Scene, node: str) -> float:
+    return 2.0 * float(scene.half_extents(node)[2])
+
+
+def walk(robot: Robot, scene: Scene, room: str) -> SkillResult:
+    for pose in scene.route(room):
+        robot.drive_base(pose)
+    here = scene.robot_room()
+    return OK if here == room else SkillResult(False, f"base stopped in {here}, not {room}")
+
+
+def observe(robot: Robot, scene: Scene) -> SkillResult:
+    robot.wait(0.05)
+    return OK
