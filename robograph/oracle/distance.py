@@ -12,8 +12,8 @@ goal facts share it:
   open breaks (the paper's closed pencil case: open before putin, close after);
 * removing an active occluder of such a chain: move_aside(b), or close(b) when b hides things only
   while open; nothing when b is grabbed anyway;
-* navigation: the fewest walks that visit every room where something must be touched, each pick-up
-  room before its delivery room (hand capacity ignored).
+* navigation: the walks of the ordered route, transports served one at a time in goal order, then
+  the remaining rooms that must be touched (see `_walks`).
 
 Unlike the oracle's bound this is a fixed count, not a lower bound: it is what ADR measures progress
 against. Paper examples (tests/test_oracle_distance.py): 4, 5 in an adjacent room, 5 when closed.
@@ -121,41 +121,45 @@ def distance_terms(p: Problem, s: State) -> tuple[set[Key], set[Key], int]:
 
 def _walks(p: Problem, s: State, touch_rooms: dict[int, int], pickups: list[tuple[int, int]],
            rooms_needed: set[int]) -> int:
+    """Walks of the *ordered* route: transports are served one at a time in goal order (walk to
+    the item's room, then to its destination's room), then any other room that must be touched
+    or entered, nearest first. This is what makes the distance ordered: it does not batch two
+    items per trip the way the optimal plan may, so it can exceed L_o, as the paper's does."""
     start = s[S_ROOM]
     if start == NOWHERE or "walk" not in p.actions:
         return 0
-    visits = sorted({r for r in touch_rooms.values() if r != NOWHERE} | rooms_needed)
-    pairs = sorted({(touch_rooms.get(o, NOWHERE), touch_rooms.get(t, NOWHERE)) for o, t in pickups
-                    if touch_rooms.get(o, NOWHERE) != NOWHERE and touch_rooms.get(t, NOWHERE) != NOWHERE
-                    and touch_rooms[o] != touch_rooms[t]})
-    # BFS over (room, visited mask, picked mask, delivered mask); completing tasks costs nothing
-    nv, np_ = len(visits), len(pairs)
-    full = ((1 << nv) - 1, (1 << np_) - 1)
-
-    def settle(room: int, vm: int, pm: int, dm: int) -> tuple[int, int, int]:
-        for i, r in enumerate(visits):
-            if r == room:
-                vm |= 1 << i
-        for i, (a, b) in enumerate(pairs):
-            if a == room:
-                pm |= 1 << i
-            if b == room and pm >> i & 1:
-                dm |= 1 << i
-        return vm, pm, dm
-
-    first = (start, *settle(start, 0, 0, 0))
-    dist = {first: 0}
-    queue = deque([first])
-    while queue:
-        node = queue.popleft()
-        room, vm, pm, dm = node
-        if vm == full[0] and dm == full[1]:
-            return dist[node]
-        for nxt_room in p.adjacent[room]:
-            if not p.is_room[nxt_room]:
+    hops = _room_hops(p)
+    here, walks = start, 0
+    served: set[int] = set()
+    for item, target in pickups:
+        for room in (touch_rooms.get(item, NOWHERE), touch_rooms.get(target, NOWHERE)):
+            if room in (NOWHERE, here):
                 continue
-            nxt = (nxt_room, *settle(nxt_room, vm, pm, dm))
-            if nxt not in dist:
-                dist[nxt] = dist[node] + 1
-                queue.append(nxt)
-    return 0  # some room is unreachable: no walk count is meaningful
+            walks += hops.get((here, room), 0)
+            here = room
+            served.add(room)
+    served.add(start)
+    rest = {r for r in touch_rooms.values() if r != NOWHERE} | rooms_needed
+    rest -= served
+    while rest:
+        room = min(rest, key=lambda r: (hops.get((here, r), 0), r))
+        walks += hops.get((here, room), 0)
+        here = room
+        rest.discard(room)
+    return walks
+
+
+def _room_hops(p: Problem) -> dict[tuple[int, int], int]:
+    """All-pairs walk counts between rooms (breadth-first over ADJACENT)."""
+    hops: dict[tuple[int, int], int] = {}
+    for origin in p.rooms:
+        dist = {origin: 0}
+        queue = deque([origin])
+        while queue:
+            room = queue.popleft()
+            for nxt in p.adjacent[room]:
+                if p.is_room[nxt] and nxt not in dist:
+                    dist[nxt] = dist[room] + 1
+                    queue.append(nxt)
+        hops.update(((origin, r), d) for r, d in dist.items())
+    return hops
