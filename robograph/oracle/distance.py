@@ -21,12 +21,12 @@ against. Paper examples (tests/test_oracle_distance.py): 4, 5 in an adjacent roo
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 
 from robograph.actions import ACTION_NAMES
 from robograph.facts import Goal
 from robograph.graph import SceneGraph
+from robograph.oracle.heuristic import RoomDistances
 from robograph.oracle.model import NOWHERE, S_HA, S_HB, S_OPEN, S_ROOM, Problem, State
 
 Key = tuple[str, int]
@@ -128,38 +128,23 @@ def _walks(p: Problem, s: State, touch_rooms: dict[int, int], pickups: list[tupl
     start = s[S_ROOM]
     if start == NOWHERE or "walk" not in p.actions:
         return 0
-    hops = _room_hops(p)
+    hops = RoomDistances(p)
     here, walks = start, 0
     served: set[int] = set()
     for item, target in pickups:
         for room in (touch_rooms.get(item, NOWHERE), touch_rooms.get(target, NOWHERE)):
             if room in (NOWHERE, here):
                 continue
-            walks += hops.get((here, room), 0)
+            walks += hops.get(here, room)
             here = room
             served.add(room)
     served.add(start)
     rest = {r for r in touch_rooms.values() if r != NOWHERE} | rooms_needed
     rest -= served
     while rest:
-        room = min(rest, key=lambda r: (hops.get((here, r), 0), r))
-        walks += hops.get((here, room), 0)
+        room = min(rest, key=lambda r: (hops.get(here, r), r))
+        walks += hops.get(here, room)
         here = room
         rest.discard(room)
     return walks
 
-
-def _room_hops(p: Problem) -> dict[tuple[int, int], int]:
-    """All-pairs walk counts between rooms (breadth-first over ADJACENT)."""
-    hops: dict[tuple[int, int], int] = {}
-    for origin in p.rooms:
-        dist = {origin: 0}
-        queue = deque([origin])
-        while queue:
-            room = queue.popleft()
-            for nxt in p.adjacent[room]:
-                if p.is_room[nxt] and nxt not in dist:
-                    dist[nxt] = dist[room] + 1
-                    queue.append(nxt)
-        hops.update(((origin, r), d) for r, d in dist.items())
-    return hops
