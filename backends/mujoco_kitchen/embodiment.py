@@ -60,6 +60,11 @@ class MujocoRobot:
         self._map = [(int(self.ik_model.jnt_qposadr[j]), world.qadr(self.ik_model.joint(j).name))
                      for j in range(self.ik_model.njnt)]
         self.ik = {h: ArmIK(self.ik_model, RobotNames.grip_site(h), RobotNames.arm_joints(h)) for h in HANDS}
+        self._ik_data = mj.MjData(self.ik_model)
+        self._arm_qadr = {h: [int(self.ik_model.jnt_qposadr[self.ik_model.joint(j).id]) for j in RobotNames.arm_joints(h)]
+                          for h in HANDS}
+        self._side = {b: h for b in range(self.ik_model.nbody) for h in HANDS
+                      if self.ik_model.body(b).name.startswith(f"{h}_")}
         self.arm_act = {h: [world.actuator(a) for a in RobotNames.arm_actuators(h)] for h in HANDS}
         self.finger_act = {h: [world.actuator(a) for a in RobotNames.finger_actuators(h)] for h in HANDS}
         self.base_act = [world.actuator(f"act_{j}") for j in ("base_x", "base_y", "base_yaw", "torso_lift")]
@@ -108,12 +113,16 @@ class MujocoRobot:
         self._sync_ik()
         rot = hand_rotation(yaw, pitch)
         result = self.ik[hand].solve(self.ik_q, position, rot)
-        if not result.converged(0.015, 0.15):  # retry from the home posture (avoids local minima)
+        clash = self._arms_clash(hand, result.q)
+        if not result.converged(0.015, 0.15) or clash:
+            # retry from the home posture: avoids local minima, and the null-space drift over an
+            # episode (shoulder yawed ~110 deg) that puts this arm's elbow into the other arm
             seed = self.ik_q.copy()
             for jn, v in zip(RobotNames.arm_joints(hand), PANDA_HOME, strict=True):
                 seed[self.ik_model.jnt_qposadr[self.ik_model.joint(jn).id]] = v
             retry = self.ik[hand].solve(seed, position, rot, max_iter=100)
-            if retry.position_error < result.position_error:
+            if (clash and retry.converged(0.015, 0.15) and not self._arms_clash(hand, retry.q)) \
+                    or retry.position_error < result.position_error:
                 result = retry
         if not result.converged(0.015, 0.15):
             self.failures.append(f"IK {hand} -> {np.round(position, 3).tolist()}: {result.position_error:.3f} m")
@@ -142,6 +151,23 @@ class MujocoRobot:
         if err >= 0.03:
             self.failures.append(f"track {hand} -> {np.round(position, 3).tolist()}: {err:.3f} m")
         return err < 0.03
+
+    def _arms_clash(self, hand: str, q: np.ndarray) -> bool:
+        """Whether arm joints `q` for `hand` (the rest of the robot as in the IK state) make the
+        two arms touch, checked on the robot-only model."""
+        mj = mujoco_module()
+        d = self._ik_data
+        d.qpos[:] = self.ik_q
+        d.qpos[self._arm_qadr[hand]] = q
+        mj.mj_kinematics(self.ik_model, d)
+        mj.mj_collision(self.ik_model, d)
+        m = self.ik_model
+        for c in d.contact[: d.ncon]:
+            a = self._side.get(int(m.geom_bodyid[c.geom1]))
+            b = self._side.get(int(m.geom_bodyid[c.geom2]))
+            if a is not None and b is not None and a != b:
+                return True
+        return False
 
     def carry(self, hand: str) -> None:
         self._restore_contacts()
