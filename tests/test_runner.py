@@ -169,6 +169,7 @@ def test_benchmark_command_reuses_compiled_episodes(instances, tmp_path, capsys)
     (bench / "episodes").mkdir(parents=True)
     for f in sorted(instances.glob("*.json"))[:3]:
         (bench / "episodes" / f.name).write_bytes(f.read_bytes())
+    (bench / "stats.json").write_text("{}")  # written last by a complete compile
     code = main(["benchmark", "--out", str(tmp_path / "runs"), "--bench", str(bench), "--agent", "oracle",
                  "--workers", "1", "--no-progress"])
     assert code == 0

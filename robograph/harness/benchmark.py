@@ -7,27 +7,37 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from robograph.errors import RoboGraphError
 from robograph.harness.report import load_records, write_report
 from robograph.harness.runner import add_run_arguments, run, spec_from_args
 
 
-def ensure_benchmark(out: Path) -> Path:
-    """Episodes directory of a compiled benchmark under `out`, compiling it if needed."""
-    episodes = out / "episodes"
-    if episodes.is_dir() and any(episodes.glob("*.json")):
-        return episodes
-    from robograph.cli import main
+def ensure_benchmark(out: Path, jobs: int = 1, progress: bool = True) -> Path:
+    """Episodes directory of a compiled benchmark under `out`, compiling it if needed.
 
-    code = main(["compile", "--benchmark", "--out", str(out)])
-    if code != 0 or not episodes.is_dir():
-        raise RoboGraphError(f"compiling the benchmark into {out} failed (exit code {code})")
+    stats.json is written last, so its presence means a complete compile; an interrupted one is
+    resumed scene by scene from the compiler's cache."""
+    episodes = out / "episodes"
+    if (out / "stats.json").is_file() and episodes.is_dir():
+        return episodes
+    from robograph.compiler.assets import load_assets
+    from robograph.compiler.benchmark import compile_benchmark
+
+    assets = load_assets()
+    with tqdm(total=len(assets.scenes), desc="compile", unit="scene", disable=not progress) as bar:
+        stats = compile_benchmark(out, assets=assets, jobs=jobs, progress=lambda _res: bar.update())
+    if not episodes.is_dir():
+        raise RoboGraphError(f"compiling the benchmark into {out} wrote no episodes")
+    print(f"compiled {stats['episodes']} episodes ({stats['scenes']} scenes) into {episodes}")
     return episodes
 
 
 def _cmd_benchmark(args: argparse.Namespace) -> int:
     out = Path(args.out)
-    episodes = ensure_benchmark(Path(args.bench) if args.bench else out / "bench")
+    bench = Path(args.bench) if args.bench else out / "bench"
+    episodes = ensure_benchmark(bench, jobs=max(1, args.workers), progress=not args.no_progress)
     run_dir = out / args.agent
     summary = run(spec_from_args(args, str(episodes), str(run_dir)))
     text, _ = write_report(load_records([run_dir]), run_dir / "report")
