@@ -27,3 +27,15 @@ def episode_of() -> Callable[..., Episode]:
         return ep
 
     return make
+
+
+@pytest.fixture(scope="module")
+def requires_mujoco() -> None:
+    """Skip a MuJoCo test module when the `mujoco` extra is not installed."""
+    from backends.mujoco_kitchen.deps import mujoco_module
+    from robograph.errors import DependencyNotInstalled
+
+    try:
+        mujoco_module()
+    except DependencyNotInstalled:
+        pytest.skip("mujoco extra not installed")

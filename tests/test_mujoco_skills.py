@@ -6,19 +6,8 @@ from __future__ import annotations
 import pytest
 
 from robograph.actions import Action
-from robograph.errors import DependencyNotInstalled
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _mujoco() -> None:
-    from backends.mujoco_kitchen.deps import mujoco_module
-
-    try:
-        mujoco_module()
-    except DependencyNotInstalled:
-        pytest.skip("mujoco extra not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("requires_mujoco")]
 
 
 def _run(inst, grasp: str, actions: list[str]):

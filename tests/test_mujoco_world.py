@@ -11,22 +11,11 @@ import numpy as np
 import pytest
 
 from robograph.actions import Action, effects
-from robograph.errors import DependencyNotInstalled
 from robograph.failures import FailureType
 from robograph.graph import OCCLUDES, Edge, Node
 from robograph.rewrite import AddEdge, AddNode, MoveNode, SetAttr, apply_all, diff
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _mujoco() -> None:
-    from backends.mujoco_kitchen.deps import mujoco_module
-
-    try:
-        mujoco_module()
-    except DependencyNotInstalled:
-        pytest.skip("mujoco extra not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("requires_mujoco")]
 
 
 def _samples():
