@@ -38,6 +38,8 @@ class Grasp:
     yaw: float
     from_front: bool = False
     entry: float = 0.22  # from the front: how far in front of the grip point the hand enters (m)
+    span: float = 0.0  # the object's width between the fingers (m); 0 = unknown
+    rim: float | None = None  # world z of the walls around the object (the palm stays above)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +51,13 @@ class Placement:
     from_front: bool
     target: str  # the node the spot belongs to (where the base goes to work)
     entry: float = 0.22  # from the front: how far in front of the spot the hand enters (m)
+    rim: float | None = None  # world z of the walls around the spot (the palm stays above)
 
 
 class Robot(Protocol):
     hands: tuple[str, ...]
+    max_opening: float  # distance between the fingers of a fully open gripper (m)
+    palm_clearance: float  # height of the palm (the hand's lowest part) above the grip point (m)
 
     def drive_base(self, pose: BasePose) -> bool:
         """Drive the base (and torso lift) to a pose; True when reached."""
@@ -91,11 +96,11 @@ class Scene(Protocol):
 
     def half_extents(self, node: str) -> np.ndarray: ...
 
-    def place(self, node: str, target: str, relation: str) -> Placement | None:
-        """A free spot for `node` ON / INSIDE `target`; None when there is no room."""
+    def place(self, node: str, target: str, relation: str) -> list[Placement]:
+        """Free spots for `node` ON / INSIDE `target`, best first; empty when there is no room."""
 
-    def aside(self, node: str) -> Placement | None:
-        """A spot on the same support that no longer hides what `node` occludes."""
+    def aside(self, node: str) -> list[Placement]:
+        """Spots on the same support that no longer hide what `node` occludes, best first."""
 
     def handles(self, node: str) -> list[str]: ...
 

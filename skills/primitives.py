@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -22,14 +23,27 @@ ENTRY_LIFT = 0.08  # roofed spots: the hand travels this high above the spot (ov
 HANDLE_PITCH = math.radians(60)  # handle approach: 60 deg from straight down (30 deg below horizontal)
 HANDLE_STANDOFF = 0.03
 FOLLOW_STEPS = 5
+PALM_MARGIN = 0.012  # the palm passes this high over the walls of a vessel (m)
+MIN_PINCH = 0.012  # the finger pads reach at least this far below an object's top (m)
+RELEASE_CLEARANCE = 0.02  # the fingers open this much wider than the object to let go (m)
 
 
 def _up(p: np.ndarray, dz: float) -> np.ndarray:
     return np.asarray(p, dtype=float) + np.array([0.0, 0.0, dz])
 
 
+def above_rim(robot: Robot, grip_z: float, rim: float | None, top: float) -> float:
+    """Grip height that keeps the palm over the walls of a vessel, drawer or bin (the palm of a
+    parallel gripper is wider than many interiors), yet low enough for the fingers to hold."""
+    if rim is None:
+        return grip_z
+    return max(grip_z, min(rim + PALM_MARGIN - robot.palm_clearance, top - MIN_PINCH))
+
+
 def grab(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
     g = scene.grasp(node)
+    top = float(scene.center(node)[2] + scene.half_extents(node)[2])
+    g = replace(g, position=np.array([*g.position[:2], above_rim(robot, float(g.position[2]), g.rim, top)]))
     stance = g.position - np.array([g.entry / 2, 0.0, 0.0]) if g.from_front else g.position
     robot.drive_base(scene.work_pose(node, hand, stance))
     robot.gripper(hand, 1.0)
@@ -56,7 +70,10 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
     placement_center, from_front, target = spot.center, spot.from_front, spot.target
     offset = robot.hand_position(hand) - scene.center(node)  # grip point relative to the object
     grip = placement_center + offset + np.array([0.0, 0.0, 0.01])
-    yaw = scene.grasp(node).yaw
+    if spot.rim is not None:  # let go above the walls: the object drops the last centimetres
+        grip[2] = max(grip[2], spot.rim + PALM_MARGIN - robot.palm_clearance)
+    grasp = scene.grasp(node)
+    yaw = grasp.yaw
     # roofed spots: stand back far enough for the entry point in front of the spot as well
     stance = grip - np.array([spot.entry / 2, 0.0, 0.0]) if from_front else grip
     robot.drive_base(scene.work_pose(target, hand, stance))
@@ -68,7 +85,7 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
         robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.35)
     robot.move_hand(hand, grip, yaw, duration=0.4)
     robot.detach(hand)
-    robot.gripper(hand, 1.0)
+    robot.gripper(hand, release_opening(robot, grasp.span))
     if from_front:
         robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.25)
     robot.move_hand(hand, pre, yaw, duration=0.35)
@@ -78,22 +95,42 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
     return OK
 
 
+def release_opening(robot: Robot, span: float) -> float:
+    """Gripper opening that lets go of an object `span` wide without sweeping the fingers into
+    what stands beside it: fully open fingers wedged against a lunch box's walls and dragged
+    the box off the counter when the hand rose."""
+    if span <= 0.0:
+        return 1.0
+    return min(1.0, (span + RELEASE_CLEARANCE) / robot.max_opening)
+
+
+def _release_at_one_of(robot: Robot, scene: Scene, node: str, hand: str, spots: list[Placement]) -> SkillResult:
+    """Try the spots in turn while the object is still in the hand (the arm could not reach
+    the last one, or something stopped it before the release)."""
+    result = SkillResult(False, f"no spot for {node}")
+    for spot in spots:
+        result = _release_at(robot, scene, node, hand, spot)
+        if result.ok or not robot.holds(hand, node):
+            return result
+    return result
+
+
 def place(robot: Robot, scene: Scene, node: str, target: str, relation: str, hand: str) -> SkillResult:
     """puton (relation ON) and putin (relation INSIDE)."""
-    spot = scene.place(node, target, relation)
-    if spot is None:
+    spots = scene.place(node, target, relation)
+    if not spots:
         return SkillResult(False, f"no free spot {relation} {target} for {node}")
-    return _release_at(robot, scene, node, hand, spot)
+    return _release_at_one_of(robot, scene, node, hand, spots)
 
 
 def move_aside(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
-    spot = scene.aside(node)
-    if spot is None:
+    spots = scene.aside(node)
+    if not spots:
         return SkillResult(False, f"no room to move {node} aside")
     result = grab(robot, scene, node, hand)
     if not result.ok:
         return result
-    return _release_at(robot, scene, node, hand, spot)
+    return _release_at_one_of(robot, scene, node, hand, spots)
 
 
 def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillResult:
@@ -132,6 +169,7 @@ def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillRes
         if abs(scene.open_fraction(node) - target) < 0.05:
             break
     scene.release_drive(node)
+    robot.wait(0.15)  # without the servo: a lid resting on a too-tall content springs back up
     frac = scene.open_fraction(node)
     if opening and frac < 0.85:
         return SkillResult(False, f"{node} opened only {frac:.0%}")

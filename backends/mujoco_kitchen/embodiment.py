@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from itertools import islice
 
 import numpy as np
 
 from backends.mujoco_kitchen.deps import mujoco_module
 from backends.mujoco_kitchen.layout import SLOT_GAP
-from backends.mujoco_kitchen.placement import free_spot, local, slot_spot
+from backends.mujoco_kitchen.placement import free_spots, local, slot_spots, to_world
 from backends.mujoco_kitchen.plan import CORRIDOR_X, STANDOFF, Region
 from backends.mujoco_kitchen.robot import (
     ARM_MOUNT_Y,
@@ -38,6 +39,9 @@ ROOFED_SIDE_MARGIN = 0.08
 FINGER_GAP = 0.04  # gap kept between a placed object and its neighbours (open fingers)
 VESSEL_GAP = 0.012
 ROOFED_DEPTH = 0.3
+PALM_ABOVE_GRIP = 0.031  # the Panda hand's lowest point above the grip site, measured on the mesh (m)
+WALL_FINGER_MARGIN = 0.025  # spots in walled regions keep this far from the walls (finger + opening)
+SPOT_CHOICES = 3  # placement candidates offered to a skill (tried in turn when one is out of reach)
 MAX_SPAN = 0.072  # widest side the open fingers (80 mm) close across with a margin (m)  # usable depth of a roofed region, from its front edge (m)  # spots on shelves stay this far from the compartment's sides (m)
 
 
@@ -49,6 +53,8 @@ class MujocoRobot:
     """Two arms + mobile base driven through position servos; IK on a robot-only model."""
 
     hands = HANDS
+    max_opening = 2 * FINGER_OPEN
+    palm_clearance = PALM_ABOVE_GRIP
 
     def __init__(self, world: World) -> None:
         mj = mujoco_module()
@@ -290,7 +296,7 @@ class KitchenScene:
             # pinch the front wall at its top edge
             R = w.body_mat(item.body)
             p = c + R @ np.array([-half[0] + 0.005, 0.0, half[2] - 0.012])
-            return Grasp(p, FINGERS_ALONG_X)
+            return Grasp(p, FINGERS_ALONG_X, span=0.01)
         top = c[2] + half[2]
         z = top - min(0.03, half[2])
         loc = self.graph.location.get(node)
@@ -300,38 +306,64 @@ class KitchenScene:
         yaw = FINGERS_ALONG_X if half[0] <= half[1] else 0.0
         if roofed:  # coming in from the front, the hand's long side must point forward
             yaw = FINGERS_ALONG_X
-        elif loc is not None and loc.rel == INSIDE and self._in_drawer(loc.dst) and 2 * half[1] <= MAX_SPAN:
-            yaw = 0.0  # the hand's long side along the drawer's width, clear of its front and back
+        elif loc is not None and loc.rel == INSIDE and self._walled(loc.dst) and 2 * half[1] <= MAX_SPAN:
+            # the hand's long side along the width of a drawer or a vessel, clear of front and back
+            yaw = 0.0
         entry = self._entry(loc.dst, loc.rel, c, half) if roofed and loc is not None else FRONT_CLEAR
-        return Grasp(np.array([c[0], c[1], z]), yaw, roofed, entry)
+        span = 2.0 * float(half[0] if yaw == FINGERS_ALONG_X else half[1])
+        rim = self._rim(loc.dst, loc.rel) if loc is not None and not roofed else None
+        return Grasp(np.array([c[0], c[1], z]), yaw, roofed, entry, span, rim)
+
+    def _rim(self, target: str, relation: str) -> float | None:
+        """World z of the top of the walls around a region (None: no walls)."""
+        region = self.region_for(target, relation)
+        if region is None or region.rim <= 0.0:
+            return None
+        return float(to_world(self.world, region, (0.0, 0.0, region.rim))[2])
+
+    def _walled(self, target: str) -> bool:
+        """A drawer or a movable vessel wider than deep: the palm fits along its width."""
+        region = self.region_for(target, INSIDE)
+        return self._in_drawer(target) or (target in self.world.plan.items and region is not None
+                                           and region.half[1] > region.half[0])
 
     def region_for(self, target: str, relation: str) -> Region | None:
         return self.world.plan.support_region(target, relation)
 
-    def place(self, node: str, target: str, relation: str) -> Placement | None:
+    def place(self, node: str, target: str, relation: str) -> list[Placement]:
         region = self.region_for(target, relation)
         if region is None:
-            return None
+            return []
         skip = {self.body(node)}
+        half = self.half_extents(node)
         roofed = self._roofed(target, relation)
-        spot = slot_spot(self.world, region, self.half_extents(node), skip, SLOT_GAP)
-        if spot is not None:  # a reserved slot (one per capacity unit) is free
-            entry = self._entry(target, relation, spot, self.half_extents(node)) if roofed else FRONT_CLEAR
-            return Placement(spot, roofed, target, entry)
+        # reserved slots (one per capacity unit) first, then free spots
+        spots = list(islice(slot_spots(self.world, region, half, skip, SLOT_GAP), SPOT_CHOICES))
         if roofed:  # keep the arm's elbow away from the side walls and door leaves, and the
             # forearm out of the back of the compartment (the level above limits its slope)
             hx = min(region.half[0], ROOFED_DEPTH / 2)
             cx = region.center[0] - region.half[0] + hx
             region = replace(region, center=(cx, region.center[1], region.center[2]),
                              half=(hx, max(region.half[1] - ROOFED_SIDE_MARGIN, 0.0)))
+        elif region.rim > 0.0:  # keep the fingers off the walls: a finger pressed against the
+            # front wall of a lunch box dragged the box along when the hand let go and rose
+            along_x = self.grasp(node).yaw == FINGERS_ALONG_X  # the fingers close along x
+            mx, my = (WALL_FINGER_MARGIN, 0.0) if along_x else (0.0, WALL_FINGER_MARGIN)
+            region = replace(region, half=(max(region.half[0] - mx, float(half[0])),
+                                           max(region.half[1] - my, float(half[1]))))
         # open fingers need room beside the object, except inside a small movable vessel (sized
         # for its capacity: there the walls keep neighbours apart anyway)
         gap = FINGER_GAP if target not in self.world.plan.items else VESSEL_GAP
-        spot = free_spot(self.world, region, self.half_extents(node), skip, front_path=roofed, margin=gap)
-        if spot is None:
-            return None
-        entry = self._entry(target, relation, spot, self.half_extents(node)) if roofed else FRONT_CLEAR
-        return Placement(spot, roofed, target, entry)
+        # a vessel is filled from one end, so what comes later still fits beside
+        spots += islice(free_spots(self.world, region, half, skip, front_path=roofed, margin=gap,
+                                   from_middle=target not in self.world.plan.items),
+                        SPOT_CHOICES - len(spots))
+        return [self._placement(spot, target, relation, half) for spot in spots]
+
+    def _placement(self, spot: np.ndarray, target: str, relation: str, half: np.ndarray) -> Placement:
+        if self._roofed(target, relation):
+            return Placement(spot, True, target, self._entry(target, relation, spot, half))
+        return Placement(spot, False, target, FRONT_CLEAR, self._rim(target, relation))
 
     def _in_drawer(self, node: str) -> bool:
         return any(a.kind == "drawer" for a in self.world.plan.articulations.get(node, []))
@@ -355,13 +387,13 @@ class KitchenScene:
         return target not in self.world.plan.articulations or \
             any(a.kind == "hinged_door" for a in self.world.plan.articulations[target])
 
-    def aside(self, node: str) -> Placement | None:
+    def aside(self, node: str) -> list[Placement]:
         loc = self.graph.location.get(node)
         if loc is None or loc.rel not in (ON, INSIDE):
-            return None
+            return []
         region = self.region_for(loc.dst, loc.rel)
         if region is None:
-            return None
+            return []
         w = self.world
         skip = {self.body(node)}
         blocking = w.plan.blocking.get(node)
@@ -375,12 +407,9 @@ class KitchenScene:
             h = half_of(w, node)
             span_x = (abs(tl[0] - bl[0]) + h[0] + 0.3) / 2
             avoid.append((np.array([(tl[0] + bl[0]) / 2 - 0.15, tl[1], 0.0]), np.array([span_x, h[1] + 0.02, 0.2])))
-        spot = free_spot(w, region, self.half_extents(node), skip, avoid=avoid, margin=FINGER_GAP)
-        if spot is None:
-            return None
-        roofed = self._roofed(loc.dst, loc.rel)
-        entry = self._entry(loc.dst, loc.rel, spot, self.half_extents(node)) if roofed else FRONT_CLEAR
-        return Placement(spot, roofed, loc.dst, entry)
+        half = self.half_extents(node)
+        spots = islice(free_spots(w, region, half, skip, avoid=avoid, margin=FINGER_GAP), SPOT_CHOICES)
+        return [self._placement(spot, loc.dst, loc.rel, half) for spot in spots]
 
     # articulations ---------------------------------------------------------------------------------
     def handles(self, node: str) -> list[str]:

@@ -26,6 +26,7 @@ from typing import Any
 from backends.mujoco_kitchen.catalog import Appearance, appearance
 from backends.mujoco_kitchen.plan import (
     CORRIDOR_X,
+    RGBA,
     ROOM_DEPTH,
     STANDOFF,
     Articulation,
@@ -72,6 +73,10 @@ BUTTON_DEPTH = 0.012
 SPARE_PARK = (-2.0, 0.0)
 OPEN_VESSEL_RIM = 0.07  # wall height of open (lidless) movable containers (m)
 SLENDER = 3.0  # height/diameter above which a cylinder is built as a box
+LID_HEADROOM = 0.03  # a lidded vessel is this much taller than its tallest possible content (m)
+LOOSE_ITEM_MAX = 0.14  # taller items are not expected to go into lidded vessels (m)
+TALL = 1.5  # height/width above which an item gets a bottom-weighted centre of mass
+TALL_COM_DROP = 0.6  # ... lowered by this fraction of its half height (to 20 % of its height)
 OCCLUDER_SLOPE = 0.9  # tan of the head camera's view angle below horizontal, with margin
 SLOT_GAP = 0.045  # free width between the items of neighbouring slots (hand side, open fingers)
 SLOT_ITEM = 0.1  # a slot is sized for the scene's items up to this wide; wider ones take a run
@@ -170,7 +175,11 @@ class _Solver:
                 dy = max(dy, per_row * (SLOT + 0.012) + 2 * WALL)
                 dx = max(dx, -(-cap // per_row) * (SLOT + 0.03) + 2 * WALL)
             dz = max(dz, 0.02)
-            if not self.g.nodes[nid].has(OPENABLE):
+            if self.g.nodes[nid].has(OPENABLE):
+                # the lid must close over whatever may be put in: the scene's tallest loose item
+                # (a yogurt cup in a lunch box held the lid 60 % open)
+                dz = max(dz, self.tallest_loose_item() + LID_HEADROOM)
+            else:
                 # an open bin/bag is kept shallow so a top-down hand reaches its contents
                 # without its wrist hitting the walls (contents standing on its floor are INSIDE)
                 dz = min(dz, OPEN_VESSEL_RIM)
@@ -181,6 +190,18 @@ class _Solver:
             dz = max(dz, tz + OCCLUDER_SLOPE * (dx + tx + GAP) + 0.03)
         self.size_cache[nid] = (dx, dy, dz)
         return self.size_cache[nid]
+
+    def tallest_loose_item(self) -> float:
+        """Height of the tallest plain object (no container, surface or part of an assembly)
+        small enough for a slot, capped at LOOSE_ITEM_MAX."""
+        heights = [0.0]
+        for nid, node in self.g.nodes.items():
+            if node.kind != OBJECT or self.is_vessel(nid) or nid in self.occluders.values():
+                continue
+            x, y, z = self.app(nid).size
+            if min(x, y) <= SLOT_ITEM:
+                heights.append(min(z, LOOSE_ITEM_MAX))
+        return max(heights)
 
     def units(self, children: list[str]) -> list[_Unit]:
         out: list[_Unit] = []
@@ -237,10 +258,12 @@ class _Solver:
         return max(1, ceil((width + SLOT_GAP) / sy - 1e-6))
 
     def is_bin(self, nid: str) -> bool:
-        """Open furniture container standing on other furniture (fruit basket, serving bowl)."""
+        """Open furniture container standing on other furniture (fruit basket, serving bowl),
+        or one with a lid on top (chafing dish)."""
         node = self.g.nodes[nid]
         loc = self.g.location.get(nid)
-        return (node.kind == FURNITURE and node.has(CONTAINER) and not node.has(OPENABLE)
+        return (node.kind == FURNITURE and node.has(CONTAINER)
+                and (not node.has(OPENABLE) or self.app(nid).articulation == "lid")
                 and loc is not None and loc.rel == ON and self.g.nodes[loc.dst].kind == FURNITURE
                 and not any(self.g.nodes[c].kind == FURNITURE for c in self.kids(nid)))
 
@@ -340,6 +363,10 @@ class _Solver:
                 body.pos = pos
             body.geoms.append(Geom(f"{name}_g", shape, (0, 0, 0), half, a.rgba, friction=1.2))
             body.mass = max(0.05, min(0.6, 400.0 * 8 * half[0] * half[1] * half[2]))
+            if half[2] > TALL * min(half[0], half[1]):
+                # a tall, thin item (cereal box, bottle) toppled when a neighbour was grasped or
+                # it was set down with a small tilt; weighting its bottom keeps it standing
+                body.com_z = TALL_COM_DROP * half[2]
             self.items[nid] = ItemPlan(nid, name, half, shape, False)
             if node.has(PRESSABLE):
                 self._button(body, nid, half[2])
@@ -366,17 +393,22 @@ class _Solver:
         body.mass = 0.3
         inside = self.g.nodes[nid].has(CONTAINER)
         self.regions[nid] = Region(nid, n, (0.0, 0.0, -hz + 0.008), (hx - WALL, hy - WALL),
-                                   max(rim - 0.008, 0.02), inside)
+                                   max(rim - 0.008, 0.02), inside, rim=rim - 0.008)
         if self.g.nodes[nid].has(OPENABLE):
-            lid = Body(f"{n}_lid", (hx, 0, -hz + rim), joint=Joint(f"{n}_lid_hinge", "hinge", (0, 1, 0),
-                                                                   range=(0.0, 2.0), damping=0.05))
-            lid.geoms.append(Geom(f"{n}_lid_g", "box", (-hx, 0, 0.005), (hx, hy, 0.005), _shade(col)))
-            lid.sites.append((f"{n}_handle", (-2 * hx + 0.01, 0, 0.01)))
-            lid.mass = 0.05
-            body.children.append(lid)
-            self._articulation(nid, f"{n}_lid_hinge", a.articulation, 0.0, 1.9, f"{n}_handle", lid.name)
+            self._lid(body, nid, hx, hy, -hz + rim, col, a.articulation)
             self.regions[nid] = Region(nid, n, (0.0, 0.0, -hz + 0.008), (hx - WALL, hy - WALL),
-                                       max(rim - 0.018, 0.02), inside)
+                                       max(rim - 0.018, 0.02), inside, rim=rim - 0.008)
+
+    def _lid(self, body: Body, nid: str, hx: float, hy: float, z: float, col: RGBA, kind: str) -> None:
+        """A lid hinged at the back edge of an open box whose walls end at height `z`."""
+        n = body.name
+        lid = Body(f"{n}_lid", (hx, 0, z), joint=Joint(f"{n}_lid_hinge", "hinge", (0, 1, 0),
+                                                       range=(0.0, 2.0), damping=0.05))
+        lid.geoms.append(Geom(f"{n}_lid_g", "box", (-hx, 0, 0.005), (hx, hy, 0.005), _shade(col)))
+        lid.sites.append((f"{n}_handle", (-2 * hx + 0.01, 0, 0.01)))
+        lid.mass = 0.05
+        body.children.append(lid)
+        self._articulation(nid, f"{n}_lid_hinge", kind, 0.0, 1.9, f"{n}_handle", lid.name)
 
     def _button(self, body: Body, nid: str, top: float) -> None:
         n = body.name
@@ -447,7 +479,9 @@ class _Solver:
             z += PANEL
             z0 = z
             h0 = max(self.content_height(direct) + HAND_CLEARANCE, 0.32) if direct or not levels else 0.3
-            self.regions[nid] = Region(nid, name, (-0.02, 0.0, z), (hd - PANEL - 0.04, hw - PANEL - 0.01), h0, True)
+            half = (hd - PANEL - 0.04, hw - PANEL - 0.01)
+            slots = self.slot_grid(half, node.capacity, side=SIDE_MARGIN) if node.capacity else ()
+            self.regions[nid] = Region(nid, name, (-0.02, 0.0, z), half, h0, True, slots, self.slot_size())
             self.place_units(self.regions[nid], direct, body.pos)
             z += h0
             for lv in levels:
@@ -477,6 +511,9 @@ class _Solver:
         if furn > 0:
             half_y = max(top_region.half[1] - furn / 2, 0.05)
             movables = Region(nid, name, (0.0, furn / 2, z), (top_region.half[0], half_y), 1.0, False)
+            # what can be put on the top is the part beside that furniture (a cloche set down
+            # "beside" the chafing dish was pushed into it)
+            self.tops[nid] = movables
         self.place_units(movables, on_top, body.pos)
         self.bodies_on_top(nid, on_top, body, top_region)
         self.node_body[nid] = name
@@ -511,8 +548,12 @@ class _Solver:
         name = body_name(nid)
         hx, hy = dx / 2, dy / 2
         body = Body(name, (front[0] + 0.01 + hx, front[1], front[2]))
-        col = self.app(nid).rgba
-        rz = BIN_RIM / 2
+        a = self.app(nid)
+        col = a.rgba
+        lidded = self.g.nodes[nid].has(OPENABLE)
+        # a lidded bin (chafing dish) is deep enough for the lid to close over its contents
+        rim = max(BIN_RIM, self.tallest_loose_item() + LID_HEADROOM) if lidded else BIN_RIM
+        rz = rim / 2
         body.geoms += [
             Geom(f"{name}_base", "box", (0, 0, 0.004), (hx, hy, 0.004), col, friction=1.0),
             Geom(f"{name}_wf", "box", (-hx + WALL / 2, 0, rz), (WALL / 2, hy, rz), col),
@@ -520,11 +561,14 @@ class _Solver:
             Geom(f"{name}_wl", "box", (0, hy - WALL / 2, rz), (hx - WALL, WALL / 2, rz), col),
             Geom(f"{name}_wr", "box", (0, -hy + WALL / 2, rz), (hx - WALL, WALL / 2, rz), col),
         ]
+        if lidded:
+            self._lid(body, nid, hx, hy, rim, col, a.articulation)
         half = (hx - WALL, hy - WALL)
         cap = self.g.nodes[nid].capacity or len(self.kids(nid)) + 2
         per_row = ceil(cap / 2) if cap > 2 else cap
-        self.regions[nid] = Region(nid, name, (0.0, 0.0, 0.008), half, BIN_RIM - 0.008, True,
-                                   self.slot_grid(half, cap, per_row), self.slot_size(), open_top=True)
+        self.regions[nid] = Region(nid, name, (0.0, 0.0, 0.008), half, rim - (0.018 if lidded else 0.008), True,
+                                   self.slot_grid(half, cap, per_row), self.slot_size(), open_top=True,
+                                   rim=rim - 0.008)
         self.node_body[nid] = name
         self.place_units(self.regions[nid], self.kids(nid), body.pos)
         return body
@@ -580,7 +624,8 @@ class _Solver:
         body.children.append(sub)
         self._articulation(nid, f"{name}_slide", "drawer", 0.0, travel, f"{name}_handle", name)
         # contents sit in the front part of the drawer so they are exposed when it is open
-        region = Region(nid, name, (0.0, 0.0, -dz + 0.01), (hd - 0.02, hw - 0.02), 2 * dz - 0.02, True)
+        region = Region(nid, name, (0.0, 0.0, -dz + 0.01), (hd - 0.02, hw - 0.02), 2 * dz - 0.02, True,
+                        rim=2 * dz - 0.01)
         self.regions[nid] = region
         self.node_body[nid] = name
         world = (origin[0] + sub.pos[0], origin[1], origin[2] + sub.pos[2])
@@ -671,6 +716,8 @@ class _Solver:
         a = self.app(nid)
         inner = self.kids(nid, INSIDE)
         needs = [a.size[0], 0.3]
+        if self.g.nodes[nid].has(CONTAINER) and self.g.nodes[nid].capacity:  # its own compartment
+            needs.append(self.g.nodes[nid].capacity * self.slot_size()[1] + 2 * SIDE_MARGIN + 2 * PANEL + 0.04)
         needs.append(self.pack_extent(self.units([c for c in inner if self.g.nodes[c].kind != FURNITURE]))[0] + 0.12)
         for c in inner:
             if self.g.nodes[c].kind == FURNITURE:

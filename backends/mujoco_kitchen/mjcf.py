@@ -57,7 +57,7 @@ def _body(b: Body) -> str:
             parts.append(f'<joint name={quoteattr(j.name)} type="{j.kind}" axis="{_f(j.axis)}" '
                          f'pos="{_f(j.pos)}"{rng} damping="{j.damping:.4g}" frictionloss="{j.frictionloss:.4g}" armature="0.01"/>')
     if b.mass is not None:
-        parts.append(f'<inertial pos="0 0 0" mass="{b.mass:.4g}" diaginertia="{_inertia(b)}"/>')
+        parts.append(f'<inertial pos="0 0 {-b.com_z:.4g}" mass="{b.mass:.4g}" diaginertia="{_inertia(b)}"/>')
     parts += [_geom(g) for g in b.geoms]
     parts += [f'<site name={quoteattr(n)} pos="{_f(p)}" size="0.01" rgba="1 0 0 0" group="3"/>' for n, p in b.sites]
     parts += [_body(c) for c in b.children]

@@ -3,7 +3,7 @@ for an object of a given size. Used by the state reader, the realizer and the pl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -12,6 +12,7 @@ from backends.mujoco_kitchen.world import World
 
 TOL = 0.025  # position tolerance for containment / support (m)
 HAND_SIDE = 0.03  # lateral room for the fingers beside a held object (m)
+SPOT_SPACING = 0.08  # alternative free spots differ by at least this much along x or y (m)
 FINGER_REACH = 0.07  # open fingers reach this far past a held object along their closing axis (m)
 
 
@@ -69,8 +70,13 @@ def slot_spot(world: World, region: Region, half: np.ndarray, skip: set[str], ga
     """World position (object centre) in the first free run of the region's reserved slots:
     as many adjacent slots of one row as the object's width needs (`gap`: the free width the
     slots keep between items). None when no run is free (the caller falls back to free_spot)."""
+    return next(slot_spots(world, region, half, skip, gap), None)
+
+
+def slot_spots(world: World, region: Region, half: np.ndarray, skip: set[str], gap: float) -> Iterator[np.ndarray]:
+    """Every free run of reserved slots, in slot order (front row first)."""
     if not region.slots:
-        return None
+        return
     sx, sy = region.slot_size
     n = max(1, int(np.ceil((2 * float(half[1]) + gap) / sy - 1e-6)))
     # only what stands on this floor (not the contents of the level above, within `height`)
@@ -91,8 +97,7 @@ def slot_spot(world: World, region: Region, half: np.ndarray, skip: set[str], ga
         clear = all(not (abs(c[0] - cx) < h[0] + half[0] and abs(c[1] - cy) < h[1] + reach_y + 0.01)
                     for c, h in found)
         if clear:
-            return to_world(world, region, (cx, cy, float(half[2]) + 0.003))
-    return None
+            yield to_world(world, region, (cx, cy, float(half[2]) + 0.003))
 
 
 def free_spot(world: World, region: Region, half: np.ndarray, skip: set[str], *, prefer_front: bool = True,
@@ -102,6 +107,16 @@ def free_spot(world: World, region: Region, half: np.ndarray, skip: set[str], *,
     standing on the region floor, front-most first, then nearest the middle. None if full.
     `front_path`: the hand comes in from the front, so spots behind an occupant are taken too.
     `margin`: free gap kept to every neighbour (room for the open fingers)."""
+    return next(free_spots(world, region, half, skip, prefer_front=prefer_front, avoid=avoid,
+                           front_path=front_path, margin=margin), None)
+
+
+def free_spots(world: World, region: Region, half: np.ndarray, skip: set[str], *, prefer_front: bool = True,
+               avoid: list[tuple[np.ndarray, np.ndarray]] | None = None,
+               front_path: bool = False, margin: float = 0.012, from_middle: bool = True) -> Iterator[np.ndarray]:
+    """Every free spot in free_spot's order of preference, each at least SPOT_SPACING from
+    the ones before it (a spot the arm cannot reach is rarely helped by one 2 cm away).
+    `from_middle` False: along y from one end instead of nearest the middle first."""
     found = occupants(world, region, skip)
     others = found + list(avoid or [])
     if front_path:  # the fingers close along x there: keep them clear of the neighbours
@@ -113,12 +128,14 @@ def free_spot(world: World, region: Region, half: np.ndarray, skip: set[str], *,
                 others.append((np.array([x_front + depth, c[1], c[2]]), np.array([depth, h[1] + HAND_SIDE, h[2]])))
     hx, hy = region.half[0] - half[0], region.half[1] - half[1]
     if hx < -0.01 or hy < -0.01:
-        return None
+        return
     xs = np.arange(-max(hx, 0.0), max(hx, 0.0) + 1e-9, 0.02) if hx > 0 else np.array([0.0])
     ys = np.arange(-max(hy, 0.0), max(hy, 0.0) + 1e-9, 0.02) if hy > 0 else np.array([0.0])
-    ys = ys[np.argsort(np.abs(ys), kind="stable")]
+    if from_middle:
+        ys = ys[np.argsort(np.abs(ys), kind="stable")]
     if not prefer_front:
         xs = xs[::-1]
+    given: list[tuple[float, float]] = []
     for x in xs:
         for y in ys:
             ok = True
@@ -126,6 +143,6 @@ def free_spot(world: World, region: Region, half: np.ndarray, skip: set[str], *,
                 if abs(c[0] - x) < h[0] + half[0] + margin and abs(c[1] - y) < h[1] + half[1] + margin:
                     ok = False
                     break
-            if ok:
-                return to_world(world, region, (x, y, half[2] + 0.003))
-    return None
+            if ok and all(abs(x - px) >= SPOT_SPACING or abs(y - py) >= SPOT_SPACING for px, py in given):
+                given.append((x, y))
+                yield to_world(world, region, (x, y, half[2] + 0.003))

@@ -54,6 +54,7 @@ class Body:
     children: list[Body] = field(default_factory=list)
     sites: list[tuple[str, Vec3]] = field(default_factory=list)
     gravcomp: float = 0.0  # 1: gravity compensated (a latched button must not creep down)
+    com_z: float = 0.0  # centre of mass below the body origin (m): tall items are bottom-weighted
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,7 @@ class Region:
     slots: tuple[tuple[float, float], ...] = ()
     slot_size: tuple[float, float] = (0.0, 0.0)
     open_top: bool = False  # an open bin standing on furniture: reached from above, not the front
+    rim: float = 0.0  # height of the walls' top above the floor (0: no walls); the palm stays above
 
 
 @dataclass(frozen=True, slots=True)

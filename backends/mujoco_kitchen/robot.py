@@ -153,7 +153,9 @@ def add_robot(spec: Any, start: tuple[float, float, float]) -> None:
     base.mass, base.inertia = 60.0, [5, 5, 5]
     dark, grey = [0.2, 0.2, 0.22, 1], [0.8, 0.8, 0.82, 1]
     base.add_geom(name="base_body", type=G.mjGEOM_BOX, size=[0.26, 0.24, 0.15], pos=[-0.04, 0, 0.17], rgba=dark, group=1)
-    base.add_geom(name="base_col", type=G.mjGEOM_BOX, size=[0.08, 0.12, 0.25], pos=[-0.12, 0, 0.55], rgba=grey, group=1)
+    # the lift housing stays below the lowest shoulder: a taller column stopped the arms reaching
+    # low compartments with the torso down (the IK model does not check arm-base contacts)
+    base.add_geom(name="base_col", type=G.mjGEOM_BOX, size=[0.08, 0.12, 0.04], pos=[-0.12, 0, 0.36], rgba=grey, group=1)
     torso = base.add_body(name="torso", pos=[0, 0, 0])
     lift = torso.add_joint(name="torso_lift", type=J.mjJNT_SLIDE, axis=[0, 0, 1], armature=5.0)
     _set_damping(lift, 500.0)
