@@ -40,6 +40,7 @@ class Grasp:
     entry: float = 0.22  # from the front: how far in front of the grip point the hand enters (m)
     span: float = 0.0  # the object's width between the fingers (m); 0 = unknown
     rim: float | None = None  # world z of the walls around the object (the palm stays above)
+    approach: float = 0.12  # from above: the hand comes down from this high over the grip point (m)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ class Placement:
     target: str  # the node the spot belongs to (where the base goes to work)
     entry: float = 0.22  # from the front: how far in front of the spot the hand enters (m)
     rim: float | None = None  # world z of the walls around the spot (the palm stays above)
+    approach: float = 0.12  # from above: the hand comes down from this high over the release point (m)
 
 
 class Robot(Protocol):
@@ -67,6 +69,9 @@ class Robot(Protocol):
         """Move a hand's grip point to `position`; True when it got there (IK + tracking)."""
 
     def hand_position(self, hand: str) -> np.ndarray: ...
+
+    def hand_yaw(self, hand: str) -> float:
+        """The hand's yaw about world z, in move_hand's convention."""
 
     def carry(self, hand: str) -> None:
         """Bring a hand (holding something or not) to its carry pose close to the body."""
@@ -92,7 +97,13 @@ class Scene(Protocol):
 
     def grasp(self, node: str) -> Grasp: ...
 
+    def grasps(self, node: str) -> list[Grasp]:
+        """Grasps to try in turn, `grasp(node)` first (then e.g. deeper, or across the other side)."""
+
     def center(self, node: str) -> np.ndarray: ...
+
+    def yaw(self, node: str) -> float:
+        """The object's yaw about world z (0 as built: its half extents are along x, y)."""
 
     def half_extents(self, node: str) -> np.ndarray: ...
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from skills.interface import OK, Placement, Robot, Scene, SkillResult
+from skills.interface import OK, Grasp, Placement, Robot, Scene, SkillResult
 
 PREGRASP = 0.12  # approach height above a grasp point (m)
 LIFT = 0.2  # clears neighbours up to ~20 cm tall when carrying the object away
@@ -25,6 +25,7 @@ HANDLE_STANDOFF = 0.03
 FOLLOW_STEPS = 5
 PALM_MARGIN = 0.012  # the palm passes this high over the walls of a vessel (m)
 MIN_PINCH = 0.012  # the finger pads reach at least this far below an object's top (m)
+GRAB_ATTEMPTS = 3
 RELEASE_CLEARANCE = 0.02  # the fingers open this much wider than the object to let go (m)
 
 
@@ -41,13 +42,26 @@ def above_rim(robot: Robot, grip_z: float, rim: float | None, top: float) -> flo
 
 
 def grab(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
-    g = scene.grasp(node)
+    """Verify-and-retry: when the object is not in the hand afterwards (it slipped, or the arm
+    was stopped short), the next of the scene's grasps is tried from the object's new pose."""
+    result = SkillResult(False, f"no grasp for {node}")
+    for attempt in range(GRAB_ATTEMPTS):
+        choices = scene.grasps(node)
+        if attempt >= len(choices):
+            break
+        result = _grab_with(robot, scene, node, hand, choices[attempt])
+        if result.ok:
+            return result
+    return result
+
+
+def _grab_with(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp) -> SkillResult:
     top = float(scene.center(node)[2] + scene.half_extents(node)[2])
     g = replace(g, position=np.array([*g.position[:2], above_rim(robot, float(g.position[2]), g.rim, top)]))
     stance = g.position - np.array([g.entry / 2, 0.0, 0.0]) if g.from_front else g.position
     robot.drive_base(scene.work_pose(node, hand, stance))
     robot.gripper(hand, 1.0)
-    pre = g.position + (np.array([-g.entry, 0.0, ENTRY_LIFT]) if g.from_front else np.array([0.0, 0.0, PREGRASP]))
+    pre = g.position + (np.array([-g.entry, 0.0, ENTRY_LIFT]) if g.from_front else np.array([0.0, 0.0, g.approach]))
     if not robot.move_hand(hand, pre, g.yaw):
         robot.carry(hand)
         return SkillResult(False, f"{node} is out of reach of the {hand} hand")
@@ -73,11 +87,11 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
     if spot.rim is not None:  # let go above the walls: the object drops the last centimetres
         grip[2] = max(grip[2], spot.rim + PALM_MARGIN - robot.palm_clearance)
     grasp = scene.grasp(node)
-    yaw = grasp.yaw
+    yaw = held_upright_yaw(robot, scene, node, hand)
     # roofed spots: stand back far enough for the entry point in front of the spot as well
     stance = grip - np.array([spot.entry / 2, 0.0, 0.0]) if from_front else grip
     robot.drive_base(scene.work_pose(target, hand, stance))
-    pre = grip + (np.array([-spot.entry, 0.0, ENTRY_LIFT]) if from_front else np.array([0.0, 0.0, PREGRASP]))
+    pre = grip + (np.array([-spot.entry, 0.0, ENTRY_LIFT]) if from_front else np.array([0.0, 0.0, spot.approach]))
     if not robot.move_hand(hand, pre, yaw):
         robot.carry(hand)
         return SkillResult(False, f"cannot reach the spot for {node}")
@@ -85,7 +99,8 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
         robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.35)
     robot.move_hand(hand, grip, yaw, duration=0.4)
     robot.detach(hand)
-    robot.gripper(hand, release_opening(robot, grasp.span))
+    same_side = abs((yaw - grasp.yaw + math.pi / 2) % math.pi - math.pi / 2) < 0.3
+    robot.gripper(hand, release_opening(robot, grasp.span if same_side else 0.0))
     if from_front:
         robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.25)
     robot.move_hand(hand, pre, yaw, duration=0.35)
@@ -93,6 +108,14 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
     if robot.holds(hand, node):
         return SkillResult(False, f"{node} stuck to the {hand} hand")
     return OK
+
+
+def held_upright_yaw(robot: Robot, scene: Scene, node: str, hand: str) -> float:
+    """Hand yaw that turns a held object back to its built orientation (yaw 0 modulo pi), so
+    its footprint is the one the spot was chosen for, whichever side it was grasped across."""
+    yaw = robot.hand_yaw(hand) - scene.yaw(node)
+    yaw = (yaw + math.pi / 2) % math.pi - math.pi / 2  # the fingers are symmetric: modulo pi
+    return math.pi / 2 if yaw < -math.pi / 2 + 0.3 else yaw
 
 
 def release_opening(robot: Robot, span: float) -> float:
@@ -218,7 +241,7 @@ def attach(robot: Robot, scene: Scene, part: str, target: str, hand_of: Callable
     top = scene.center(target) + np.array([0.0, 0.0, 0.0])
     spot = top + np.array([0.0, 0.0, _height(scene, target) / 2 + _height(scene, part) / 2 + 0.004])
     offset = robot.hand_position(hand) - scene.center(part)
-    yaw = scene.grasp(part).yaw
+    yaw = held_upright_yaw(robot, scene, part, hand)
     grip = spot + offset
     if hand_of(target) is None:
         robot.drive_base(scene.work_pose(target, hand, grip))

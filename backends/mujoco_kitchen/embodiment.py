@@ -11,7 +11,7 @@ import numpy as np
 from backends.mujoco_kitchen.deps import mujoco_module
 from backends.mujoco_kitchen.layout import SLOT_GAP
 from backends.mujoco_kitchen.placement import free_spots, local, slot_spots, to_world
-from backends.mujoco_kitchen.plan import CORRIDOR_X, STANDOFF, Region
+from backends.mujoco_kitchen.plan import CORRIDOR_X, STANDOFF, WALL_FINGER_MARGIN, Region
 from backends.mujoco_kitchen.robot import (
     ARM_MOUNT_Y,
     FINGER_OPEN,
@@ -25,7 +25,7 @@ from backends.mujoco_kitchen.sense import half_of, holding_hand, joint_fraction,
 from backends.mujoco_kitchen.world import World
 from robograph.graph import INSIDE, ON, SceneGraph
 from skills.interface import BasePose, Grasp, Placement
-from skills.mink_ik import ArmIK, hand_rotation
+from skills.mink_ik import R_DOWN, ArmIK, hand_rotation
 
 DT = 0.002
 SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work point (m)
@@ -37,10 +37,15 @@ FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
 FINGER_CLEAR = 0.1  # the open fingers stick out this far along x in front of a held object (m)
 ROOFED_SIDE_MARGIN = 0.08
 FINGER_GAP = 0.04  # gap kept between a placed object and its neighbours (open fingers)
+ASIDE_GAP = 0.12  # gap kept, where the support has room, around an object moved aside
 VESSEL_GAP = 0.012
 ROOFED_DEPTH = 0.3
 PALM_ABOVE_GRIP = 0.031  # the Panda hand's lowest point above the grip site, measured on the mesh (m)
-WALL_FINGER_MARGIN = 0.025  # spots in walled regions keep this far from the walls (finger + opening)
+MIN_APPROACH, MAX_APPROACH = 0.12, 0.3  # descent start over a grip or release point (m)
+APPROACH_RADIUS = 0.2  # neighbours this close (m) ...
+APPROACH_CLEARANCE = 0.06  # ... are passed this high over by the grip point (m)
+PALM_HALF_LENGTH = 0.105  # ... its half extent along the finger-closing axis (m)
+PALM_HALF_WIDTH = 0.037  # ... and across it (m)
 SPOT_CHOICES = 3  # placement candidates offered to a skill (tried in turn when one is out of reach)
 MAX_SPAN = 0.072  # widest side the open fingers (80 mm) close across with a margin (m)  # usable depth of a roofed region, from its front edge (m)  # spots on shelves stay this far from the compartment's sides (m)
 
@@ -105,6 +110,10 @@ class MujocoRobot:
     # hands -----------------------------------------------------------------------------------------
     def hand_position(self, hand: str) -> np.ndarray:
         return self.world.site_pos(RobotNames.grip_site(hand))
+
+    def hand_yaw(self, hand: str) -> float:
+        m = np.array(self.world.data.site(RobotNames.grip_site(hand)).xmat).reshape(3, 3) @ R_DOWN.T
+        return math.atan2(m[1, 0], m[0, 0])
 
     def _sync_ik(self) -> None:
         q = self.world.data.qpos
@@ -242,6 +251,10 @@ class KitchenScene:
     def center(self, node: str) -> np.ndarray:
         return self.world.body_pos(self.body(node))
 
+    def yaw(self, node: str) -> float:
+        r = self.world.body_mat(self.body(node))
+        return math.atan2(r[1, 0], r[0, 0])
+
     def half_extents(self, node: str) -> np.ndarray:
         return half_of(self.world, stand_in(self.world, node))
 
@@ -312,7 +325,53 @@ class KitchenScene:
         entry = self._entry(loc.dst, loc.rel, c, half) if roofed and loc is not None else FRONT_CLEAR
         span = 2.0 * float(half[0] if yaw == FINGERS_ALONG_X else half[1])
         rim = self._rim(loc.dst, loc.rel) if loc is not None and not roofed else None
-        return Grasp(np.array([c[0], c[1], z]), yaw, roofed, entry, span, rim)
+        grip = np.array([c[0], c[1], z])
+        return Grasp(grip, yaw, roofed, entry, span, rim, self.approach_height(grip, node))
+
+    def approach_height(self, point: np.ndarray, node: str) -> float:
+        """How high over `point` the hand starts its descent: above every movable standing
+        within APPROACH_RADIUS (the hand swept a standing menu card over coming in at 12 cm)."""
+        w = self.world
+        me = stand_in(w, node)
+        tops = [float(w.body_pos(b)[2] + half_of(w, n)[2]) for n, b in node_bodies(w).items()
+                if n != me and holding_hand(w, b) is None
+                and float(np.linalg.norm(w.body_pos(b)[:2] - point[:2])) < APPROACH_RADIUS]
+        need = max(tops, default=-1.0) + APPROACH_CLEARANCE - float(point[2])
+        return min(max(MIN_APPROACH, need), MAX_APPROACH)
+
+    def grasps(self, node: str) -> list[Grasp]:
+        """The primary grasp, a deeper one (palm touching the walls of a vessel) and one across
+        the other side when it fits the fingers; the ones whose palm would hit a taller
+        neighbour (a standing menu card 5 cm in front of a sauce cup) go last."""
+        primary = self.grasp(node)
+        out = [primary]
+        if primary.rim is not None:
+            out.append(replace(primary, rim=None))
+        half = self.half_extents(node)
+        item = self.world.plan.items.get(stand_in(self.world, node))
+        if not primary.from_front and not (item is not None and item.hollow):
+            other = 0.0 if primary.yaw == FINGERS_ALONG_X else FINGERS_ALONG_X
+            span = 2.0 * float(half[0] if other == FINGERS_ALONG_X else half[1])
+            if span <= MAX_SPAN:
+                out.append(replace(primary, yaw=other, span=span))
+            out.sort(key=lambda g: self._palm_hits(node, g))  # stable: the order above otherwise
+        return out
+
+    def _palm_hits(self, node: str, g: Grasp) -> bool:
+        """Whether a movable other than `node` rises into the palm's footprint over the grip."""
+        w = self.world
+        along_x = g.yaw == FINGERS_ALONG_X
+        px, py = (PALM_HALF_LENGTH, PALM_HALF_WIDTH) if along_x else (PALM_HALF_WIDTH, PALM_HALF_LENGTH)
+        palm_z = float(g.position[2]) + PALM_ABOVE_GRIP
+        me = stand_in(w, node)
+        for other, body in node_bodies(w).items():
+            if other == me:
+                continue
+            c, h = w.body_pos(body), half_of(w, other)
+            if c[2] + h[2] > palm_z and abs(c[0] - g.position[0]) < px + h[0] \
+                    and abs(c[1] - g.position[1]) < py + h[1]:
+                return True
+        return False
 
     def _rim(self, target: str, relation: str) -> float | None:
         """World z of the top of the walls around a region (None: no walls)."""
@@ -363,7 +422,9 @@ class KitchenScene:
     def _placement(self, spot: np.ndarray, target: str, relation: str, half: np.ndarray) -> Placement:
         if self._roofed(target, relation):
             return Placement(spot, True, target, self._entry(target, relation, spot, half))
-        return Placement(spot, False, target, FRONT_CLEAR, self._rim(target, relation))
+        # the held object hangs below the grip: clear neighbours by its height as well
+        approach = self.approach_height(spot, target) + float(half[2])
+        return Placement(spot, False, target, FRONT_CLEAR, self._rim(target, relation), approach)
 
     def _in_drawer(self, node: str) -> bool:
         return any(a.kind == "drawer" for a in self.world.plan.articulations.get(node, []))
@@ -408,7 +469,10 @@ class KitchenScene:
             span_x = (abs(tl[0] - bl[0]) + h[0] + 0.3) / 2
             avoid.append((np.array([(tl[0] + bl[0]) / 2 - 0.15, tl[1], 0.0]), np.array([span_x, h[1] + 0.02, 0.2])))
         half = self.half_extents(node)
-        spots = islice(free_spots(w, region, half, skip, avoid=avoid, margin=FINGER_GAP), SPOT_CHOICES)
+        # well clear of everything first: the arm later reaches down beside the blocker to the
+        # objects it no longer hides (a wrist hit a menu card set down 8 cm from a sauce cup)
+        spots = list(islice(free_spots(w, region, half, skip, avoid=avoid, margin=ASIDE_GAP), SPOT_CHOICES))
+        spots += islice(free_spots(w, region, half, skip, avoid=avoid, margin=FINGER_GAP), SPOT_CHOICES - len(spots))
         return [self._placement(spot, loc.dst, loc.rel, half) for spot in spots]
 
     # articulations ---------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ from backends.mujoco_kitchen.plan import (
     RGBA,
     ROOM_DEPTH,
     STANDOFF,
+    WALL_FINGER_MARGIN,
     Articulation,
     Body,
     Button,
@@ -167,7 +168,7 @@ class _Solver:
         if self.is_vessel(nid):
             units = self.units(self.kids(nid))
             need_w, need_d = self.pack_extent(units)
-            dx = max(dx, need_d + 2 * WALL + 0.02)
+            dx = max(dx, need_d + 2 * WALL + 2 * WALL_FINGER_MARGIN)
             dy = max(dy, need_w + 2 * WALL + 0.02)
             cap = self.g.nodes[nid].capacity
             if cap:  # room for `capacity` typical items, so goals that fill it are placeable
@@ -300,7 +301,9 @@ class _Solver:
         x_front = origin[0] + region.center[0] - region.half[0] - drawer_offset
         z_floor = origin[2] + region.center[2]
         y_mid = origin[1] + region.center[1]
-        x = x_front + 0.01
+        # a finger must fit between the walls and what stands by them (a finger pressed on the
+        # front wall of a grocery bag could not close on the cheese beside it)
+        x = x_front + (WALL_FINGER_MARGIN if region.rim > 0.0 else 0.01)
         for row in rows:
             row_depth = max(u.depth for u in row)
             width = sum(u.width for u in row) + GAP * (len(row) - 1)

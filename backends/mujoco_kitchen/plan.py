@@ -18,6 +18,7 @@ CORRIDOR_X = 1.5  # x of the line the base drives along between rooms (m)
 DOOR_HALF_WIDTH = 0.9  # doorway half width around CORRIDOR_X (m)
 STANDOFF = 0.62  # base centre to furniture front when manipulating (m)
 WALL_HEIGHT = 2.2
+WALL_FINGER_MARGIN = 0.025  # objects in walled regions keep this far from the walls (finger + opening)
 
 
 @dataclass(slots=True)
