@@ -17,6 +17,9 @@ from backends.mujoco_kitchen.robot import (
     FINGER_OPEN,
     HANDS,
     LIFT_RANGE,
+    PALM_ABOVE_GRIP,
+    PALM_HALF_LENGTH,
+    PALM_HALF_WIDTH,
     PANDA_HOME,
     RobotNames,
     add_robot,
@@ -40,12 +43,9 @@ FINGER_GAP = 0.04  # gap kept between a placed object and its neighbours (open f
 ASIDE_GAP = 0.12  # gap kept, where the support has room, around an object moved aside
 VESSEL_GAP = 0.012
 ROOFED_DEPTH = 0.3
-PALM_ABOVE_GRIP = 0.031  # the Panda hand's lowest point above the grip site, measured on the mesh (m)
 MIN_APPROACH, MAX_APPROACH = 0.12, 0.3  # descent start over a grip or release point (m)
 APPROACH_RADIUS = 0.2  # neighbours this close (m) ...
 APPROACH_CLEARANCE = 0.06  # ... are passed this high over by the grip point (m)
-PALM_HALF_LENGTH = 0.105  # ... its half extent along the finger-closing axis (m)
-PALM_HALF_WIDTH = 0.037  # ... and across it (m)
 SPOT_CHOICES = 3  # placement candidates offered to a skill (tried in turn when one is out of reach)
 MAX_SPAN = 0.072  # widest side the open fingers (80 mm) close across with a margin (m)  # usable depth of a roofed region, from its front edge (m)  # spots on shelves stay this far from the compartment's sides (m)
 
@@ -317,15 +317,18 @@ class KitchenScene:
         # close the fingers across the narrower side; the hand's long side then points along
         # the other axis (neighbours in a row stand side by side along y)
         yaw = FINGERS_ALONG_X if half[0] <= half[1] else 0.0
-        if roofed:  # coming in from the front, the hand's long side must point forward
-            yaw = FINGERS_ALONG_X
+        if roofed:  # coming in from the front, the hand's long side points forward, unless the
+            # object is too deep for the fingers that way (a sandwich 12 cm deep)
+            yaw = FINGERS_ALONG_X if 2 * half[0] <= MAX_SPAN else 0.0
         elif loc is not None and loc.rel == INSIDE and self._walled(loc.dst) and 2 * half[1] <= MAX_SPAN:
             # the hand's long side along the width of a drawer or a vessel, clear of front and back
             yaw = 0.0
         entry = self._entry(loc.dst, loc.rel, c, half) if roofed and loc is not None else FRONT_CLEAR
         span = 2.0 * float(half[0] if yaw == FINGERS_ALONG_X else half[1])
-        rim = self._rim(loc.dst, loc.rel) if loc is not None and not roofed else None
         grip = np.array([c[0], c[1], z])
+        rim = None
+        if loc is not None and not roofed and not self._palm_fits(loc.dst, loc.rel, grip, yaw):
+            rim = self._rim(loc.dst, loc.rel)
         return Grasp(grip, yaw, roofed, entry, span, rim, self.approach_height(grip, node))
 
     def approach_height(self, point: np.ndarray, node: str) -> float:
@@ -356,6 +359,15 @@ class KitchenScene:
                 out.append(replace(primary, yaw=other, span=span))
             out.sort(key=lambda g: self._palm_hits(node, g))  # stable: the order above otherwise
         return out
+
+    def _palm_fits(self, target: str, relation: str, grip: np.ndarray, yaw: float) -> bool:
+        """Whether the palm over `grip` lies inside the walls of the region (it may go down)."""
+        region = self.region_for(target, relation)
+        if region is None:
+            return False
+        px, py = (PALM_HALF_LENGTH, PALM_HALF_WIDTH) if yaw == FINGERS_ALONG_X else (PALM_HALF_WIDTH, PALM_HALF_LENGTH)
+        p = local(self.world, region, grip)
+        return abs(p[0]) + px <= region.half[0] and abs(p[1]) + py <= region.half[1]
 
     def _palm_hits(self, node: str, g: Grasp) -> bool:
         """Whether a movable other than `node` rises into the palm's footprint over the grip."""
@@ -407,7 +419,7 @@ class KitchenScene:
         elif region.rim > 0.0:  # keep the fingers off the walls: a finger pressed against the
             # front wall of a lunch box dragged the box along when the hand let go and rose
             along_x = self.grasp(node).yaw == FINGERS_ALONG_X  # the fingers close along x
-            mx, my = (WALL_FINGER_MARGIN, 0.0) if along_x else (0.0, WALL_FINGER_MARGIN)
+            mx, my = (WALL_FINGER_MARGIN, VESSEL_GAP) if along_x else (VESSEL_GAP, WALL_FINGER_MARGIN)
             region = replace(region, half=(max(region.half[0] - mx, float(half[0])),
                                            max(region.half[1] - my, float(half[1]))))
         # open fingers need room beside the object, except inside a small movable vessel (sized

@@ -41,6 +41,7 @@ from backends.mujoco_kitchen.plan import (
     ScenePlan,
     Vec3,
 )
+from backends.mujoco_kitchen.robot import PALM_HALF_LENGTH
 from robograph.graph import (
     ADJACENT,
     ASSEMBLY,
@@ -78,6 +79,7 @@ LID_HEADROOM = 0.03  # a lidded vessel is this much taller than its tallest poss
 LOOSE_ITEM_MAX = 0.14  # taller items are not expected to go into lidded vessels (m)
 TALL = 1.5  # height/width above which an item gets a bottom-weighted centre of mass
 TALL_COM_DROP = 0.6  # ... lowered by this fraction of its half height (to 20 % of its height)
+COLUMN_GAP = 0.035  # blocker to hidden object: lifting a tall blocker 1 cm off knocked its target over
 OCCLUDER_SLOPE = 0.9  # tan of the head camera's view angle below horizontal, with margin
 SLOT_GAP = 0.045  # free width between the items of neighbouring slots (hand side, open fingers)
 SLOT_ITEM = 0.1  # a slot is sized for the scene's items up to this wide; wider ones take a run
@@ -214,7 +216,7 @@ class _Solver:
             if blocker is not None and blocker in children:
                 tx, ty, _ = self.movable_size(c)
                 bx, by, _ = self.movable_size(blocker)
-                out.append(_Unit((blocker, c), bx + tx + 0.01, max(tx, by)))
+                out.append(_Unit((blocker, c), bx + tx + COLUMN_GAP, max(ty, by)))
                 taken |= {c, blocker}
                 continue
             if c in self.occluders.values():
@@ -269,13 +271,24 @@ class _Solver:
                 and not any(self.g.nodes[c].kind == FURNITURE for c in self.kids(nid)))
 
     def bin_size(self, nid: str) -> tuple[float, float]:
-        """(depth, width) of an open bin: room for its capacity in two rows, and its contents."""
+        """(depth, width) of an open bin: room for its capacity in two rows, and its contents.
+        A lidded bin is deep-walled: one row along its middle, and deep enough for the palm
+        (wider than many items, along the finger axis) to go down between front and back."""
         sx, sy = self.slot_size()
-        cap = self.g.nodes[nid].capacity or len(self.kids(nid)) + 2
-        per_row = ceil(cap / 2) if cap > 2 else cap
+        cap, per_row = self.bin_rows(nid)
         rows = ceil(cap / per_row)
         need_w, need_d = self.pack_extent(self.units(self.kids(nid)))
-        return (max(rows * sx, need_d) + 2 * WALL + 0.04, max(per_row * sy, need_w) + 2 * WALL + 0.02)
+        depth = max(rows * sx, need_d) + 2 * WALL + 0.04
+        if self.g.nodes[nid].has(OPENABLE):
+            depth = max(depth, 2 * (PALM_HALF_LENGTH + WALL) + 0.03)
+        return (depth, max(per_row * sy, need_w) + 2 * WALL + 0.02)
+
+    def bin_rows(self, nid: str) -> tuple[int, int]:
+        """(capacity, slots per row) of an open bin."""
+        cap = self.g.nodes[nid].capacity or len(self.kids(nid)) + 2
+        if self.g.nodes[nid].has(OPENABLE):
+            return cap, cap
+        return cap, ceil(cap / 2) if cap > 2 else cap
 
     @staticmethod
     def pack_extent(units: list[_Unit], max_width: float = 1e9) -> tuple[float, float]:
@@ -304,6 +317,10 @@ class _Solver:
         # a finger must fit between the walls and what stands by them (a finger pressed on the
         # front wall of a grocery bag could not close on the cheese beside it)
         x = x_front + (WALL_FINGER_MARGIN if region.rim > 0.0 else 0.01)
+        if region.open_top and rows:  # an open bin: the rows centred front to back (the palm
+            # of a hand reaching down into a deep bin clears both walls only around the middle)
+            block = sum(max(u.depth for u in row) for row in rows) + GAP * (len(rows) - 1)
+            x = max(x, x_front + region.half[0] - block / 2)
         for row in rows:
             row_depth = max(u.depth for u in row)
             width = sum(u.width for u in row) + GAP * (len(row) - 1)
@@ -316,7 +333,7 @@ class _Solver:
                     self.place_movable(nid, (ux + sx / 2, y_c, z_floor))
                     if len(u.nodes) == 2 and nid == u.nodes[0]:
                         self.blocking[nid] = (u.nodes[1], (ux + sx / 2, y_c, z_floor))
-                    ux += sx + 0.01
+                    ux += sx + COLUMN_GAP
                 y -= u.width + GAP
             x += row_depth + GAP
 
@@ -567,11 +584,12 @@ class _Solver:
         if lidded:
             self._lid(body, nid, hx, hy, rim, col, a.articulation)
         half = (hx - WALL, hy - WALL)
-        cap = self.g.nodes[nid].capacity or len(self.kids(nid)) + 2
-        per_row = ceil(cap / 2) if cap > 2 else cap
+        cap, per_row = self.bin_rows(nid)
+        slots = self.slot_grid(half, cap, per_row)
+        if lidded:  # the single row runs along the middle, the palm clear of front and back
+            slots = tuple((0.0, y) for _, y in slots)
         self.regions[nid] = Region(nid, name, (0.0, 0.0, 0.008), half, rim - (0.018 if lidded else 0.008), True,
-                                   self.slot_grid(half, cap, per_row), self.slot_size(), open_top=True,
-                                   rim=rim - 0.008)
+                                   slots, self.slot_size(), open_top=True, rim=rim - 0.008)
         self.node_body[nid] = name
         self.place_units(self.regions[nid], self.kids(nid), body.pos)
         return body

@@ -21,6 +21,11 @@ HANDS = ("left", "right")
 PANDA_HOME = (0.0, -0.55, 0.0, -2.45, 0.0, 1.95, math.pi / 4)
 ARM_KP = (3000, 3000, 2000, 2000, 1000, 800, 400)
 FINGER_OPEN = 0.04
+# the Panda hand's palm, measured on its collision mesh relative to the grip site (m): its lowest
+# point above the grip, its half extent along the finger-closing axis, and across it
+PALM_ABOVE_GRIP = 0.031
+PALM_HALF_LENGTH = 0.105
+PALM_HALF_WIDTH = 0.037
 ARM_MOUNT_Y = 0.25
 ARM_MOUNT_Z = 0.80
 LIFT_RANGE = (-0.45, 0.5)
