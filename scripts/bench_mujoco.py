@@ -23,25 +23,12 @@ import time
 from typing import Any
 
 from backends.mujoco_kitchen import MujocoKitchenBackend
-from backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor
+from backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor, oracle_actions
 from backends.mujoco_kitchen.samples import indoor_samples
-from robograph.actions import Action, effects
+from robograph.actions import effects
 from robograph.instance import TaskInstance, load_instance
 from robograph.rewrite import apply_all, diff
 from robograph.runtime import Episode
-
-
-def oracle_plan(inst: TaskInstance) -> list[Action]:
-    plan = inst.metadata.get("oracle_plan")
-    if plan:
-        actions = [Action.parse(a) if isinstance(a, str) else Action(a["name"], tuple(a["node_ids"])) for a in plan]
-    else:
-        from robograph.oracle import solve
-
-        actions = list(solve(inst.graph, inst.goal, inst.actions).actions)
-    if not actions or actions[-1].name != "stop":
-        actions.append(Action("stop"))  # success is decided by stop
-    return actions
 
 
 def run_episode(inst: TaskInstance, grasp: str, render: bool) -> dict[str, Any]:
@@ -51,7 +38,7 @@ def run_episode(inst: TaskInstance, grasp: str, render: bool) -> dict[str, Any]:
     episode.reset(0)
     build_s = time.perf_counter() - t0
     steps: list[dict[str, Any]] = []
-    for action in oracle_plan(inst):
+    for action in oracle_actions(inst):
         if episode.done:
             break
         before = episode.graph

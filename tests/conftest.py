@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -39,3 +41,17 @@ def requires_mujoco() -> None:
         mujoco_module()
     except DependencyNotInstalled:
         pytest.skip("mujoco extra not installed")
+
+
+@pytest.fixture(scope="session")
+def indoor_benchmark(tmp_path_factory):
+    """All 27 indoor baselines: from $ROBOGRAPH_BENCH_DIR or the repository's bench/
+    (`robograph compile --benchmark --out bench`), else compiled in-process (~20 s)."""
+    from backends.mujoco_kitchen.episodes import episode_path, indoor_scene_ids, load_indoor
+
+    ids = indoor_scene_ids()
+    assert len(ids) == 27
+    directory = os.environ.get("ROBOGRAPH_BENCH_DIR") or Path(__file__).resolve().parents[1] / "bench"
+    if all(episode_path(directory, i).is_file() for i in ids):
+        return load_indoor(directory, ids, compile_missing=False)
+    return load_indoor(tmp_path_factory.mktemp("bench"), ids)

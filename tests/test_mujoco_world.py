@@ -4,9 +4,6 @@ become typed failures (real MuJoCo, real rendering)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -38,28 +35,10 @@ def test_build_then_reconcile_is_identity(idx: int) -> None:
     be.close()
 
 
-QUICK_SCENES = ["Fridge-I2", "FoodPack-I7"]  # compile in ~2 s each when no benchmark is compiled
-
-
-@pytest.fixture(scope="session")
-def indoor_benchmark(tmp_path_factory):
-    """Indoor baselines of the compiled benchmark: $ROBOGRAPH_BENCH_DIR or the repository's
-    bench/ (`robograph compile --benchmark --out bench`); without either, a few scenes are
-    compiled in-process (the whole indoor set takes minutes to compile)."""
-    from backends.mujoco_kitchen.episodes import episode_path, indoor_scene_ids, load_indoor
-
-    ids = indoor_scene_ids()
-    assert len(ids) == 27
-    directory = os.environ.get("ROBOGRAPH_BENCH_DIR") or Path(__file__).resolve().parents[1] / "bench"
-    if any(episode_path(directory, i).is_file() for i in ids):
-        return load_indoor(directory, ids, compile_missing=False)
-    return load_indoor(tmp_path_factory.mktemp("bench"), QUICK_SCENES)
-
-
 def test_indoor_benchmark_scenes_build_then_reconcile_is_identity(indoor_benchmark) -> None:
     from backends.mujoco_kitchen import MujocoKitchenBackend
 
-    assert indoor_benchmark.instances, f"no indoor episode compiled: {indoor_benchmark.failed}"
+    assert len(indoor_benchmark.instances) == 27, f"indoor episodes not compiled: {indoor_benchmark.failed}"
     bad = {}
     be = MujocoKitchenBackend()
     for inst in indoor_benchmark.instances:

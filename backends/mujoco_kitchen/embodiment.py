@@ -35,6 +35,14 @@ SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work 
 REACH = 0.55  # preferred horizontal distance from the base centre to a work point (m)
 BASE_FRONT = 0.24  # base centre to the front of its body (m)
 FINGERS_ALONG_X = math.pi / 2  # at hand yaw 0 the Panda fingers close along world y
+# IK restarts when a solution misses or hits something: the home posture, then elbow variants
+IK_SEEDS = (PANDA_HOME,
+            (PANDA_HOME[0], PANDA_HOME[1], 0.6, *PANDA_HOME[3:]),
+            (PANDA_HOME[0], PANDA_HOME[1], -0.6, *PANDA_HOME[3:]),
+            (0.5, *PANDA_HOME[1:]),
+            (-0.5, *PANDA_HOME[1:]))
+LINK_PENETRATION = 0.002  # an arm link this deep in the kitchen or an object is a hit (m)
+ROBOT_BODIES = ("robot_base", "torso", "head")
 SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
 FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
 FINGER_CLEAR = 0.1  # the open fingers stick out this far along x in front of a held object (m)
@@ -72,6 +80,11 @@ class MujocoRobot:
                      for j in range(self.ik_model.njnt)]
         self.ik = {h: ArmIK(self.ik_model, RobotNames.grip_site(h), RobotNames.arm_joints(h)) for h in HANDS}
         self._ik_data = mj.MjData(self.ik_model)
+        self._scratch = mj.MjData(world.model)  # the world posed with a candidate arm solution
+        self._arm_world_qadr = {h: [world.qadr(j) for j in RobotNames.arm_joints(h)] for h in HANDS}
+        names = [world.model.body(i).name for i in range(world.model.nbody)]
+        self._arm_links = {h: {i for i, b in enumerate(names) if b.startswith(f"{h}_link")} for h in HANDS}
+        self._robot_bodies = {i for i, b in enumerate(names) if b.startswith(("left_", "right_")) or b in ROBOT_BODIES}
         self._arm_qadr = {h: [int(self.ik_model.jnt_qposadr[self.ik_model.joint(j).id]) for j in RobotNames.arm_joints(h)]
                           for h in HANDS}
         self._side = {b: h for b in range(self.ik_model.nbody) for h in HANDS
@@ -128,17 +141,20 @@ class MujocoRobot:
         self._sync_ik()
         rot = hand_rotation(yaw, pitch)
         result = self.ik[hand].solve(self.ik_q, position, rot)
-        clash = self._arms_clash(hand, result.q)
-        if not result.converged(0.015, 0.15) or clash:
-            # retry from the home posture: avoids local minima, and the null-space drift over an
-            # episode (shoulder yawed ~110 deg) that puts this arm's elbow into the other arm
-            seed = self.ik_q.copy()
-            for jn, v in zip(RobotNames.arm_joints(hand), PANDA_HOME, strict=True):
-                seed[self.ik_model.jnt_qposadr[self.ik_model.joint(jn).id]] = v
-            retry = self.ik[hand].solve(seed, position, rot, max_iter=100)
-            if (clash and retry.converged(0.015, 0.15) and not self._arms_clash(hand, retry.q)) \
-                    or retry.position_error < result.position_error:
-                result = retry
+        if not result.converged(0.015, 0.15) or self._blocked(hand, result.q):
+            # retry from the home posture and a few elbow variants of it: avoids local minima,
+            # and the null-space drift over an episode (shoulder yawed ~110 deg) that puts this
+            # arm into the other arm, a cabinet side or a tall neighbour of what it reaches for
+            for home in IK_SEEDS:
+                seed = self.ik_q.copy()
+                for jn, v in zip(RobotNames.arm_joints(hand), home, strict=True):
+                    seed[self.ik_model.jnt_qposadr[self.ik_model.joint(jn).id]] = v
+                retry = self.ik[hand].solve(seed, position, rot, max_iter=100)
+                if retry.converged(0.015, 0.15) and not self._blocked(hand, retry.q):
+                    result = retry
+                    break
+                if not result.converged(0.015, 0.15) and retry.position_error < result.position_error:
+                    result = retry
         if not result.converged(0.015, 0.15):
             self.failures.append(f"IK {hand} -> {np.round(position, 3).tolist()}: {result.position_error:.3f} m")
             return False
@@ -166,6 +182,27 @@ class MujocoRobot:
         if err >= 0.03:
             self.failures.append(f"track {hand} -> {np.round(position, 3).tolist()}: {err:.3f} m")
         return err < 0.03
+
+    def _blocked(self, hand: str, q: np.ndarray) -> bool:
+        return self._arms_clash(hand, q) or self._hits_world(hand, q)
+
+    def _hits_world(self, hand: str, q: np.ndarray) -> bool:
+        """Whether arm joints `q` put one of the arm's links (not the gripper: it is meant to
+        touch things) into the kitchen or an object, with the world as it is now."""
+        mj = mujoco_module()
+        w, d = self.world, self._scratch
+        d.qpos[:] = w.data.qpos
+        d.qpos[self._arm_world_qadr[hand]] = q
+        mj.mj_kinematics(w.model, d)
+        mj.mj_collision(w.model, d)
+        links, robot = self._arm_links[hand], self._robot_bodies
+        for c in d.contact[: d.ncon]:
+            if c.dist > -LINK_PENETRATION:
+                continue
+            a, b = int(w.model.geom_bodyid[c.geom1]), int(w.model.geom_bodyid[c.geom2])
+            if (a in links and b not in robot) or (b in links and a not in robot):
+                return True
+        return False
 
     def _arms_clash(self, hand: str, q: np.ndarray) -> bool:
         """Whether arm joints `q` for `hand` (the rest of the robot as in the IK state) make the
@@ -424,7 +461,11 @@ class KitchenScene:
                                            max(region.half[1] - my, float(half[1]))))
         # open fingers need room beside the object, except inside a small movable vessel (sized
         # for its capacity: there the walls keep neighbours apart anyway)
-        gap = FINGER_GAP if target not in self.world.plan.items else VESSEL_GAP
+        gap: float | tuple[float, float] = FINGER_GAP if target not in self.world.plan.items else VESSEL_GAP
+        if region.open_top:  # a bin's single row: the fingers close across it, front to back,
+            # so neighbours along the row only need room for the palm's narrow side
+            along_x = self.grasp(node).yaw == FINGERS_ALONG_X
+            gap = (FINGER_GAP, VESSEL_GAP) if along_x else (VESSEL_GAP, FINGER_GAP)
         # a vessel is filled from one end, so what comes later still fits beside
         spots += islice(free_spots(self.world, region, half, skip, front_path=roofed, margin=gap,
                                    from_middle=target not in self.world.plan.items),

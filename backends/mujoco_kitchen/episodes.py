@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from robograph.actions import Action
 from robograph.errors import RoboGraphError
 from robograph.instance import TaskInstance, load_instance
 
@@ -89,3 +90,17 @@ def compile_baseline(scene_id: str) -> TaskInstance:
                              variant=entry.variant, subgoals=entry.subgoals, oracle_length=entry.oracle_length,
                              i6_mode=entry.i6_mode)
     return compiled.baseline
+
+
+def oracle_actions(inst: TaskInstance) -> list[Action]:
+    """The instance's oracle plan (`metadata.oracle_plan`, else solved), ending in `stop`."""
+    plan = inst.metadata.get("oracle_plan")
+    if plan:
+        actions = [Action.parse(a) if isinstance(a, str) else Action(a["name"], tuple(a["node_ids"])) for a in plan]
+    else:
+        from robograph.oracle import solve
+
+        actions = list(solve(inst.graph, inst.goal, inst.actions).actions)
+    if not actions or actions[-1].name != "stop":
+        actions.append(Action("stop"))  # success is decided by stop
+    return actions

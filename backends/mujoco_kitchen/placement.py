@@ -102,18 +102,19 @@ def slot_spots(world: World, region: Region, half: np.ndarray, skip: set[str], g
 
 def free_spot(world: World, region: Region, half: np.ndarray, skip: set[str], *, prefer_front: bool = True,
               avoid: list[tuple[np.ndarray, np.ndarray]] | None = None,
-              front_path: bool = False, margin: float = 0.012) -> np.ndarray | None:
+              front_path: bool = False, margin: float | tuple[float, float] = 0.012) -> np.ndarray | None:
     """World position (object centre) of a free spot for an object of half extents `half`
     standing on the region floor, front-most first, then nearest the middle. None if full.
     `front_path`: the hand comes in from the front, so spots behind an occupant are taken too.
-    `margin`: free gap kept to every neighbour (room for the open fingers)."""
+    `margin`: free gap kept to every neighbour (room for the open fingers), or (along x, along y)."""
     return next(free_spots(world, region, half, skip, prefer_front=prefer_front, avoid=avoid,
                            front_path=front_path, margin=margin), None)
 
 
 def free_spots(world: World, region: Region, half: np.ndarray, skip: set[str], *, prefer_front: bool = True,
                avoid: list[tuple[np.ndarray, np.ndarray]] | None = None,
-               front_path: bool = False, margin: float = 0.012, from_middle: bool = True) -> Iterator[np.ndarray]:
+               front_path: bool = False, margin: float | tuple[float, float] = 0.012,
+               from_middle: bool = True) -> Iterator[np.ndarray]:
     """Every free spot in free_spot's order of preference, each at least SPOT_SPACING from
     the ones before it (a spot the arm cannot reach is rarely helped by one 2 cm away).
     `from_middle` False: along y from one end instead of nearest the middle first."""
@@ -130,7 +131,11 @@ def free_spots(world: World, region: Region, half: np.ndarray, skip: set[str], *
     if hx < -0.01 or hy < -0.01:
         return
     xs = np.arange(-max(hx, 0.0), max(hx, 0.0) + 1e-9, 0.02) if hx > 0 else np.array([0.0])
+    mx, my = margin if isinstance(margin, tuple) else (margin, margin)
     ys = np.arange(-max(hy, 0.0), max(hy, 0.0) + 1e-9, 0.02) if hy > 0 else np.array([0.0])
+    # also right beside each neighbour, so a row packs without the grid's slack
+    beside = [c[1] + sign * (h[1] + half[1] + my + 1e-4) for c, h in others for sign in (-1.0, 1.0)]
+    ys = np.unique(np.concatenate([ys, [y for y in beside if abs(y) <= max(hy, 0.0)]]))
     if from_middle:
         ys = ys[np.argsort(np.abs(ys), kind="stable")]
     if not prefer_front:
@@ -140,7 +145,7 @@ def free_spots(world: World, region: Region, half: np.ndarray, skip: set[str], *
         for y in ys:
             ok = True
             for c, h in others:
-                if abs(c[0] - x) < h[0] + half[0] + margin and abs(c[1] - y) < h[1] + half[1] + margin:
+                if abs(c[0] - x) < h[0] + half[0] + mx and abs(c[1] - y) < h[1] + half[1] + my:
                     ok = False
                     break
             if ok and all(abs(x - px) >= SPOT_SPACING or abs(y - py) >= SPOT_SPACING for px, py in given):
