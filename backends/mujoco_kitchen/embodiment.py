@@ -43,6 +43,7 @@ IK_SEEDS = (PANDA_HOME,
             (-0.5, *PANDA_HOME[1:]))
 LINK_PENETRATION = 0.002  # an arm link this deep in the kitchen or an object is a hit (m)
 ROBOT_BODIES = ("robot_base", "torso", "head")
+CARRY_ACCEL = 2.0  # peak base acceleration while a hand is closed (m/s^2)
 SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
 FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
 FINGER_CLEAR = 0.1  # the open fingers stick out this far along x in front of a held object (m)
@@ -52,7 +53,7 @@ ASIDE_GAP = 0.12  # gap kept, where the support has room, around an object moved
 VESSEL_GAP = 0.012
 ROOFED_DEPTH = 0.3
 MIN_APPROACH, MAX_APPROACH = 0.12, 0.3  # descent start over a grip or release point (m)
-APPROACH_RADIUS = 0.2  # neighbours this close (m) ...
+APPROACH_RADIUS = 0.3  # neighbours this close (m) ...
 APPROACH_CLEARANCE = 0.06  # ... are passed this high over by the grip point (m)
 SPOT_CHOICES = 3  # placement candidates offered to a skill (tried in turn when one is out of reach)
 MAX_SPAN = 0.072  # widest side the open fingers (80 mm) close across with a margin (m)  # usable depth of a roofed region, from its front edge (m)  # spots on shelves stay this far from the compartment's sides (m)
@@ -109,6 +110,10 @@ class MujocoRobot:
         if dist < 1e-3 and abs(goal[3] - start[3]) < 1e-3 and abs(goal[2] - start[2]) < 1e-3:
             return True
         seconds = max(0.3, dist / 1.2, abs(goal[3] - start[3]) / 0.5)
+        if any(w.data.ctrl[self.finger_act[h][0]] < FINGER_OPEN / 2 for h in HANDS):
+            # a closed hand may carry something: a smooth start peaks at 6 d / T^2, and a tall
+            # bottle pinched at its top swung out of the fingers at 7 m/s^2
+            seconds = max(seconds, math.sqrt(6.0 * dist / CARRY_ACCEL))
         n = _steps(seconds)
         chunk = 10
         for k in range(0, n, chunk):
@@ -445,6 +450,8 @@ class KitchenScene:
         skip = {self.body(node)}
         half = self.half_extents(node)
         roofed = self._roofed(target, relation)
+        yaw = self.grasp(node).yaw
+        along_x = yaw == FINGERS_ALONG_X  # the fingers close along x
         # reserved slots (one per capacity unit) first, then free spots
         spots = list(islice(slot_spots(self.world, region, half, skip, SLOT_GAP), SPOT_CHOICES))
         if roofed:  # keep the arm's elbow away from the side walls and door leaves, and the
@@ -453,31 +460,33 @@ class KitchenScene:
             cx = region.center[0] - region.half[0] + hx
             region = replace(region, center=(cx, region.center[1], region.center[2]),
                              half=(hx, max(region.half[1] - ROOFED_SIDE_MARGIN, 0.0)))
+        elif region.centre_row:  # one row along the middle of a deep lidded box
+            region = replace(region, half=(float(half[0]), max(region.half[1] - VESSEL_GAP, float(half[1]))))
         elif region.rim > 0.0:  # keep the fingers off the walls: a finger pressed against the
             # front wall of a lunch box dragged the box along when the hand let go and rose
-            along_x = self.grasp(node).yaw == FINGERS_ALONG_X  # the fingers close along x
             mx, my = (WALL_FINGER_MARGIN, VESSEL_GAP) if along_x else (VESSEL_GAP, WALL_FINGER_MARGIN)
             region = replace(region, half=(max(region.half[0] - mx, float(half[0])),
                                            max(region.half[1] - my, float(half[1]))))
         # open fingers need room beside the object, except inside a small movable vessel (sized
         # for its capacity: there the walls keep neighbours apart anyway)
         gap: float | tuple[float, float] = FINGER_GAP if target not in self.world.plan.items else VESSEL_GAP
-        if region.open_top:  # a bin's single row: the fingers close across it, front to back,
-            # so neighbours along the row only need room for the palm's narrow side
-            along_x = self.grasp(node).yaw == FINGERS_ALONG_X
+        if region.open_top or region.centre_row:  # a single row: the fingers close across it,
+            # front to back, so neighbours along the row only need room for the palm's narrow side
             gap = (FINGER_GAP, VESSEL_GAP) if along_x else (VESSEL_GAP, FINGER_GAP)
         # a vessel is filled from one end, so what comes later still fits beside
         spots += islice(free_spots(self.world, region, half, skip, front_path=roofed, margin=gap,
                                    from_middle=target not in self.world.plan.items),
                         SPOT_CHOICES - len(spots))
-        return [self._placement(spot, target, relation, half) for spot in spots]
+        return [self._placement(spot, target, relation, half, yaw) for spot in spots]
 
-    def _placement(self, spot: np.ndarray, target: str, relation: str, half: np.ndarray) -> Placement:
+    def _placement(self, spot: np.ndarray, target: str, relation: str, half: np.ndarray,
+                   yaw: float) -> Placement:
         if self._roofed(target, relation):
             return Placement(spot, True, target, self._entry(target, relation, spot, half))
         # the held object hangs below the grip: clear neighbours by its height as well
         approach = self.approach_height(spot, target) + float(half[2])
-        return Placement(spot, False, target, FRONT_CLEAR, self._rim(target, relation), approach)
+        rim = None if self._palm_fits(target, relation, spot, yaw) else self._rim(target, relation)
+        return Placement(spot, False, target, FRONT_CLEAR, rim, approach)
 
     def _in_drawer(self, node: str) -> bool:
         return any(a.kind == "drawer" for a in self.world.plan.articulations.get(node, []))
@@ -526,7 +535,8 @@ class KitchenScene:
         # objects it no longer hides (a wrist hit a menu card set down 8 cm from a sauce cup)
         spots = list(islice(free_spots(w, region, half, skip, avoid=avoid, margin=ASIDE_GAP), SPOT_CHOICES))
         spots += islice(free_spots(w, region, half, skip, avoid=avoid, margin=FINGER_GAP), SPOT_CHOICES - len(spots))
-        return [self._placement(spot, loc.dst, loc.rel, half) for spot in spots]
+        yaw = self.grasp(node).yaw
+        return [self._placement(spot, loc.dst, loc.rel, half, yaw) for spot in spots]
 
     # articulations ---------------------------------------------------------------------------------
     def handles(self, node: str) -> list[str]:

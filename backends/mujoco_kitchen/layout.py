@@ -75,6 +75,7 @@ BUTTON_DEPTH = 0.012
 SPARE_PARK = (-2.0, 0.0)
 OPEN_VESSEL_RIM = 0.07  # wall height of open (lidless) movable containers (m)
 SLENDER = 3.0  # height/diameter above which a cylinder is built as a box
+PALM_DEEP = 2 * (PALM_HALF_LENGTH + WALL) + 0.03  # outer depth of a box the palm goes down into (m)
 LID_HEADROOM = 0.03  # a lidded vessel is this much taller than its tallest possible content (m)
 LOOSE_ITEM_MAX = 0.14  # taller items are not expected to go into lidded vessels (m)
 TALL = 1.5  # height/width above which an item gets a bottom-weighted centre of mass
@@ -173,15 +174,18 @@ class _Solver:
             dx = max(dx, need_d + 2 * WALL + 2 * WALL_FINGER_MARGIN)
             dy = max(dy, need_w + 2 * WALL + 0.02)
             cap = self.g.nodes[nid].capacity
+            lidded = self.g.nodes[nid].has(OPENABLE)
             if cap:  # room for `capacity` typical items, so goals that fill it are placeable
-                per_row = min(cap, 4)
+                per_row = cap if lidded else min(cap, 4)
                 dy = max(dy, per_row * (SLOT + 0.012) + 2 * WALL)
                 dx = max(dx, -(-cap // per_row) * (SLOT + 0.03) + 2 * WALL)
             dz = max(dz, 0.02)
-            if self.g.nodes[nid].has(OPENABLE):
+            if lidded:
                 # the lid must close over whatever may be put in: the scene's tallest loose item
-                # (a yogurt cup in a lunch box held the lid 60 % open)
+                # (a yogurt cup in a lunch box held the lid 60 % open); so deep a box is entered
+                # with the palm between its front and back walls: one row along its middle
                 dz = max(dz, self.tallest_loose_item() + LID_HEADROOM)
+                dx = max(dx, PALM_DEEP)
             else:
                 # an open bin/bag is kept shallow so a top-down hand reaches its contents
                 # without its wrist hitting the walls (contents standing on its floor are INSIDE)
@@ -280,7 +284,7 @@ class _Solver:
         need_w, need_d = self.pack_extent(self.units(self.kids(nid)))
         depth = max(rows * sx, need_d) + 2 * WALL + 0.04
         if self.g.nodes[nid].has(OPENABLE):
-            depth = max(depth, 2 * (PALM_HALF_LENGTH + WALL) + 0.03)
+            depth = max(depth, PALM_DEEP)
         return (depth, max(per_row * sy, need_w) + 2 * WALL + 0.02)
 
     def bin_rows(self, nid: str) -> tuple[int, int]:
@@ -317,8 +321,8 @@ class _Solver:
         # a finger must fit between the walls and what stands by them (a finger pressed on the
         # front wall of a grocery bag could not close on the cheese beside it)
         x = x_front + (WALL_FINGER_MARGIN if region.rim > 0.0 else 0.01)
-        if region.open_top and rows:  # an open bin: the rows centred front to back (the palm
-            # of a hand reaching down into a deep bin clears both walls only around the middle)
+        if (region.open_top or region.centre_row) and rows:  # the rows centred front to back
+            # (the palm of a hand reaching down into a deep box clears both walls only there)
             block = sum(max(u.depth for u in row) for row in rows) + GAP * (len(rows) - 1)
             x = max(x, x_front + region.half[0] - block / 2)
         for row in rows:
@@ -417,7 +421,7 @@ class _Solver:
         if self.g.nodes[nid].has(OPENABLE):
             self._lid(body, nid, hx, hy, -hz + rim, col, a.articulation)
             self.regions[nid] = Region(nid, n, (0.0, 0.0, -hz + 0.008), (hx - WALL, hy - WALL),
-                                       max(rim - 0.018, 0.02), inside, rim=rim - 0.008)
+                                       max(rim - 0.018, 0.02), inside, rim=rim - 0.008, centre_row=True)
 
     def _lid(self, body: Body, nid: str, hx: float, hy: float, z: float, col: RGBA, kind: str) -> None:
         """A lid hinged at the back edge of an open box whose walls end at height `z`."""
@@ -589,7 +593,7 @@ class _Solver:
         if lidded:  # the single row runs along the middle, the palm clear of front and back
             slots = tuple((0.0, y) for _, y in slots)
         self.regions[nid] = Region(nid, name, (0.0, 0.0, 0.008), half, rim - (0.018 if lidded else 0.008), True,
-                                   slots, self.slot_size(), open_top=True, rim=rim - 0.008)
+                                   slots, self.slot_size(), open_top=True, rim=rim - 0.008, centre_row=lidded)
         self.node_body[nid] = name
         self.place_units(self.regions[nid], self.kids(nid), body.pos)
         return body

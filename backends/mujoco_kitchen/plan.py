@@ -75,6 +75,8 @@ class Region:
     slot_size: tuple[float, float] = (0.0, 0.0)
     open_top: bool = False  # an open bin standing on furniture: reached from above, not the front
     rim: float = 0.0  # height of the walls' top above the floor (0: no walls); the palm stays above
+    centre_row: bool = False  # contents stand in one row along the middle, front to back (deep,
+    # lidded boxes: there the palm, longer than the box is deep, fits between front and back wall)
 
 
 @dataclass(frozen=True, slots=True)
