@@ -25,7 +25,7 @@ from backends.mujoco_kitchen.robot import (
     add_robot,
 )
 from backends.mujoco_kitchen.sense import half_of, holding_hand, joint_fraction, node_bodies, stand_in
-from backends.mujoco_kitchen.world import World
+from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.graph import INSIDE, ON, SceneGraph
 from skills.interface import BasePose, Grasp, Placement
 from skills.mink_ik import R_DOWN, ArmIK, hand_rotation
@@ -290,15 +290,37 @@ class KitchenScene:
         node = stand_in(self.world, node)
         return node_bodies(self.world).get(node) or self.world.plan.node_body[node]
 
+    def parts(self, node: str) -> list[str]:
+        """The nodes whose bodies make up `node`: itself, or both parts of an assembly whole."""
+        bodies = node_bodies(self.world)
+        for whole, a, b in assembly_pairs(self.world.graph0):
+            if whole == node and a in bodies and b in bodies:
+                return [a, b]
+        return [stand_in(self.world, node)]
+
+    def _bounds(self, node: str) -> tuple[np.ndarray, np.ndarray]:
+        """Axis-aligned box (low, high corners) around the bodies of `node`."""
+        w, bodies = self.world, node_bodies(self.world)
+        boxes = [(w.body_pos(bodies.get(p) or w.plan.node_body[p]), half_of(w, p)) for p in self.parts(node)]
+        return np.min([c - h for c, h in boxes], axis=0), np.max([c + h for c, h in boxes], axis=0)
+
     def center(self, node: str) -> np.ndarray:
-        return self.world.body_pos(self.body(node))
+        """Centre of the node's bodies (an assembled whole: of both parts, so a placement
+        spot is found for the whole stack, not for its upper part)."""
+        if len(self.parts(node)) == 1:
+            return self.world.body_pos(self.body(node))
+        low, high = self._bounds(node)
+        return (low + high) / 2
 
     def yaw(self, node: str) -> float:
         r = self.world.body_mat(self.body(node))
         return math.atan2(r[1, 0], r[0, 0])
 
     def half_extents(self, node: str) -> np.ndarray:
-        return half_of(self.world, stand_in(self.world, node))
+        if len(self.parts(node)) == 1:
+            return half_of(self.world, stand_in(self.world, node))
+        low, high = self._bounds(node)
+        return (high - low) / 2
 
     def root_furniture(self, node: str) -> str | None:
         """The furniture standing in the room that (transitively) holds a node."""
@@ -377,9 +399,9 @@ class KitchenScene:
         """How high over `point` the hand starts its descent: above every movable standing
         within APPROACH_RADIUS (the hand swept a standing menu card over coming in at 12 cm)."""
         w = self.world
-        me = stand_in(w, node)
+        mine = set(self.parts(node))
         tops = [float(w.body_pos(b)[2] + half_of(w, n)[2]) for n, b in node_bodies(w).items()
-                if n != me and holding_hand(w, b) is None
+                if n not in mine and holding_hand(w, b) is None
                 and float(np.linalg.norm(w.body_pos(b)[:2] - point[:2])) < APPROACH_RADIUS]
         need = max(tops, default=-1.0) + APPROACH_CLEARANCE - float(point[2])
         return min(max(MIN_APPROACH, need), MAX_APPROACH)
@@ -417,9 +439,9 @@ class KitchenScene:
         along_x = g.yaw == FINGERS_ALONG_X
         px, py = (PALM_HALF_LENGTH, PALM_HALF_WIDTH) if along_x else (PALM_HALF_WIDTH, PALM_HALF_LENGTH)
         palm_z = float(g.position[2]) + PALM_ABOVE_GRIP
-        me = stand_in(w, node)
+        mine = set(self.parts(node))
         for other, body in node_bodies(w).items():
-            if other == me:
+            if other in mine:
                 continue
             c, h = w.body_pos(body), half_of(w, other)
             if c[2] + h[2] > palm_z and abs(c[0] - g.position[0]) < px + h[0] \
@@ -460,9 +482,11 @@ class KitchenScene:
             cx = region.center[0] - region.half[0] + hx
             region = replace(region, center=(cx, region.center[1], region.center[2]),
                              half=(hx, max(region.half[1] - ROOFED_SIDE_MARGIN, 0.0)))
-        elif region.centre_row:  # one row along the middle of a deep lidded box
-            region = replace(region, half=(float(half[0]), max(region.half[1] - VESSEL_GAP, float(half[1]))))
-        elif region.rim > 0.0:  # keep the fingers off the walls: a finger pressed against the
+        if region.centre_row:  # one row along the middle of a deep lidded box first
+            row = replace(region, half=(float(half[0]), max(region.half[1] - VESSEL_GAP, float(half[1]))))
+            spots += islice(free_spots(self.world, row, half, skip, margin=(FINGER_GAP, VESSEL_GAP) if along_x
+                                       else (VESSEL_GAP, FINGER_GAP), from_middle=False), SPOT_CHOICES - len(spots))
+        if region.rim > 0.0 and not roofed:  # keep the fingers off the walls: a finger pressed against the
             # front wall of a lunch box dragged the box along when the hand let go and rose
             mx, my = (WALL_FINGER_MARGIN, VESSEL_GAP) if along_x else (VESSEL_GAP, WALL_FINGER_MARGIN)
             region = replace(region, half=(max(region.half[0] - mx, float(half[0])),
@@ -566,8 +590,6 @@ class KitchenScene:
         return self.world.qpos(b.joint) <= -b.depth / 2
 
     def join(self, part: str, target: str) -> bool:
-        from backends.mujoco_kitchen.world import assembly_pairs
-
         for whole, a, b in assembly_pairs(self.graph):
             if {a, b} == {part, target}:
                 self.world.activate_weld(f"asm_{whole}")

@@ -78,6 +78,7 @@ SLENDER = 3.0  # height/diameter above which a cylinder is built as a box
 PALM_DEEP = 2 * (PALM_HALF_LENGTH + WALL) + 0.03  # outer depth of a box the palm goes down into (m)
 LID_HEADROOM = 0.03  # a lidded vessel is this much taller than its tallest possible content (m)
 LOOSE_ITEM_MAX = 0.14  # taller items are not expected to go into lidded vessels (m)
+LOOSE_ITEM_WIDTH_MAX = 0.16  # a lidded vessel's row is sized for items up to this wide (m)
 TALL = 1.5  # height/width above which an item gets a bottom-weighted centre of mass
 TALL_COM_DROP = 0.6  # ... lowered by this fraction of its half height (to 20 % of its height)
 COLUMN_GAP = 0.035  # blocker to hidden object: lifting a tall blocker 1 cm off knocked its target over
@@ -177,7 +178,8 @@ class _Solver:
             lidded = self.g.nodes[nid].has(OPENABLE)
             if cap:  # room for `capacity` typical items, so goals that fill it are placeable
                 per_row = cap if lidded else min(cap, 4)
-                dy = max(dy, per_row * (SLOT + 0.012) + 2 * WALL)
+                unit = self.loose_item_width() if lidded else SLOT  # one row: room for the widest
+                dy = max(dy, per_row * (unit + 0.012) + 2 * WALL)
                 dx = max(dx, -(-cap // per_row) * (SLOT + 0.03) + 2 * WALL)
             dz = max(dz, 0.02)
             if lidded:
@@ -198,17 +200,25 @@ class _Solver:
         self.size_cache[nid] = (dx, dy, dz)
         return self.size_cache[nid]
 
-    def tallest_loose_item(self) -> float:
-        """Height of the tallest plain object (no container, surface or part of an assembly)
-        small enough for a slot, capped at LOOSE_ITEM_MAX."""
-        heights = [0.0]
+    def loose_items(self) -> list[tuple[float, float, float]]:
+        """Catalog sizes of the plain objects (no container or surface, no occluder) small
+        enough for a slot: what may end up in a lidded box."""
+        out = []
         for nid, node in self.g.nodes.items():
             if node.kind != OBJECT or self.is_vessel(nid) or nid in self.occluders.values():
                 continue
             x, y, z = self.app(nid).size
             if min(x, y) <= SLOT_ITEM:
-                heights.append(min(z, LOOSE_ITEM_MAX))
-        return max(heights)
+                out.append((x, y, z))
+        return out
+
+    def tallest_loose_item(self) -> float:
+        """Height of the tallest loose item, capped at LOOSE_ITEM_MAX."""
+        return max((min(z, LOOSE_ITEM_MAX) for _, _, z in self.loose_items()), default=0.0)
+
+    def loose_item_width(self) -> float:
+        """Width along a row (catalog x, laid along y) of the widest loose item, capped."""
+        return max((min(x, LOOSE_ITEM_WIDTH_MAX) for x, _, _ in self.loose_items()), default=SLOT)
 
     def units(self, children: list[str]) -> list[_Unit]:
         out: list[_Unit] = []
