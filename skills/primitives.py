@@ -71,7 +71,8 @@ def _grab_with(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp) -> Sk
     robot.gripper(hand, 0.0)
     if scene.assisted:
         robot.attach(hand, node)
-    robot.move_hand(hand, _up(g.position, ENTRY_LIFT if g.from_front else LIFT), g.yaw, duration=0.3)
+    # lift clear of the neighbours before the arm swings back to its carry pose
+    robot.move_hand(hand, _up(g.position, ENTRY_LIFT if g.from_front else max(LIFT, g.approach)), g.yaw, duration=0.3)
     if g.from_front:
         robot.move_hand(hand, pre, g.yaw, duration=0.4)
     robot.carry(hand)
