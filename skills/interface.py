@@ -65,8 +65,9 @@ class Robot(Protocol):
         """Drive the base (and torso lift) to a pose; True when reached."""
 
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
-                  duration: float = 0.5) -> bool:
-        """Move a hand's grip point to `position`; True when it got there (IK + tracking)."""
+                  duration: float = 0.5, straight: bool = False) -> bool:
+        """Move a hand's grip point to `position`; True when it got there (IK + tracking).
+        `straight`: along a straight line (in and out of shelves, down onto an object)."""
 
     def hand_position(self, hand: str) -> np.ndarray: ...
 

@@ -66,15 +66,16 @@ def _grab_with(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp) -> Sk
         robot.carry(hand)
         return SkillResult(False, f"{node} is out of reach of the {hand} hand")
     if g.from_front:
-        robot.move_hand(hand, _up(g.position, ENTRY_LIFT), g.yaw, duration=0.35)
-    robot.move_hand(hand, g.position, g.yaw, duration=0.4)
+        robot.move_hand(hand, _up(g.position, ENTRY_LIFT), g.yaw, duration=0.35, straight=True)
+    robot.move_hand(hand, g.position, g.yaw, duration=0.4, straight=True)
     robot.gripper(hand, 0.0)
     if scene.assisted:
         robot.attach(hand, node)
     # lift clear of the neighbours before the arm swings back to its carry pose
-    robot.move_hand(hand, _up(g.position, ENTRY_LIFT if g.from_front else max(LIFT, g.approach)), g.yaw, duration=0.3)
+    robot.move_hand(hand, _up(g.position, ENTRY_LIFT if g.from_front else max(LIFT, g.approach)), g.yaw,
+                    duration=0.3, straight=True)
     if g.from_front:
-        robot.move_hand(hand, pre, g.yaw, duration=0.4)
+        robot.move_hand(hand, pre, g.yaw, duration=0.4, straight=True)
     robot.carry(hand)
     if not robot.holds(hand, node):
         return SkillResult(False, f"grasp of {node} slipped")
@@ -97,14 +98,14 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
         robot.carry(hand)
         return SkillResult(False, f"cannot reach the spot for {node}")
     if from_front:  # in over the front row and bin lips, then down onto the spot
-        robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.35)
-    robot.move_hand(hand, grip, yaw, duration=0.4)
+        robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.35, straight=True)
+    robot.move_hand(hand, grip, yaw, duration=0.4, straight=True)
     robot.detach(hand)
     same_side = abs((yaw - grasp.yaw + math.pi / 2) % math.pi - math.pi / 2) < 0.3
     robot.gripper(hand, release_opening(robot, grasp.span if same_side else 0.0))
     if from_front:
-        robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.25)
-    robot.move_hand(hand, pre, yaw, duration=0.35)
+        robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.25, straight=True)
+    robot.move_hand(hand, pre, yaw, duration=0.35, straight=True)
     robot.carry(hand)
     if robot.holds(hand, node):
         return SkillResult(False, f"{node} stuck to the {hand} hand")

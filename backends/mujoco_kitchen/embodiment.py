@@ -28,7 +28,7 @@ from backends.mujoco_kitchen.sense import half_of, holding_hand, joint_fraction,
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.graph import INSIDE, ON, SceneGraph
 from skills.interface import BasePose, Grasp, Placement
-from skills.mink_ik import R_DOWN, ArmIK, hand_rotation
+from skills.mink_ik import R_DOWN, ArmIK, IKResult, hand_rotation
 
 DT = 0.002
 SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work point (m)
@@ -44,6 +44,7 @@ IK_SEEDS = (PANDA_HOME,
 LINK_PENETRATION = 0.002  # an arm link this deep in the kitchen or an object is a hit (m)
 ROBOT_BODIES = ("robot_base", "torso", "head")
 CARRY_ACCEL = 2.0  # peak base acceleration while a hand is closed (m/s^2)
+STRAIGHT_STEP = 0.05  # waypoint spacing of straight-line hand moves (m)
 SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
 FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
 FINGER_CLEAR = 0.1  # the open fingers stick out this far along x in front of a held object (m)
@@ -142,37 +143,36 @@ class MujocoRobot:
             self.ik_q[self.ik_model.jnt_qposadr[self.ik_model.joint(name).id]] = self.world.data.ctrl[a]
 
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
-                  duration: float = 0.5) -> bool:
+                  duration: float = 0.5, straight: bool = False) -> bool:
         self._sync_ik()
         rot = hand_rotation(yaw, pitch)
-        result = self.ik[hand].solve(self.ik_q, position, rot)
-        if not result.converged(0.015, 0.15) or self._blocked(hand, result.q):
-            # retry from the home posture and a few elbow variants of it: avoids local minima,
-            # and the null-space drift over an episode (shoulder yawed ~110 deg) that puts this
-            # arm into the other arm, a cabinet side or a tall neighbour of what it reaches for
-            for home in IK_SEEDS:
-                seed = self.ik_q.copy()
-                for jn, v in zip(RobotNames.arm_joints(hand), home, strict=True):
-                    seed[self.ik_model.jnt_qposadr[self.ik_model.joint(jn).id]] = v
-                retry = self.ik[hand].solve(seed, position, rot, max_iter=100)
-                if retry.converged(0.015, 0.15) and not self._blocked(hand, retry.q):
-                    result = retry
-                    break
-                if not result.converged(0.015, 0.15) and retry.position_error < result.position_error:
-                    result = retry
-        if not result.converged(0.015, 0.15):
-            self.failures.append(f"IK {hand} -> {np.round(position, 3).tolist()}: {result.position_error:.3f} m")
-            return False
+        position = np.asarray(position, dtype=float)
+        targets = [position]
+        if straight:  # waypoints every STRAIGHT_STEP: a joint-space move between two far poses
+            # curves, and a bottle carried into a fridge bin swung 6 cm sideways into its neighbour
+            start = self.hand_position(hand)
+            n = max(1, math.ceil(float(np.linalg.norm(position - start)) / STRAIGHT_STEP))
+            targets = [start + (position - start) * (i / n) for i in range(1, n + 1)]
+        path = []
+        for target in targets:
+            result = self._solve(hand, target, rot)
+            if not result.converged(0.015, 0.15):
+                self.failures.append(f"IK {hand} -> {np.round(target, 3).tolist()}: {result.position_error:.3f} m")
+                return False
+            path.append(result.q)
+            self.ik_q[self._arm_qadr[hand]] = result.q  # the next waypoint starts from here
         w = self.world
         acts = self.arm_act[hand]
         q0 = np.array([w.data.ctrl[a] for a in acts])
-        n = _steps(duration)
         chunk = 10
-        for k in range(0, n, chunk):
-            s = min(1.0, (k + chunk) / n)
-            for a, v in zip(acts, q0 + s * (result.q - q0), strict=True):
-                w.data.ctrl[a] = v
-            w.step(chunk)
+        for q in path:
+            n = _steps(duration / len(path))
+            for k in range(0, n, chunk):
+                s = min(1.0, (k + chunk) / n)
+                for a, v in zip(acts, q0 + s * (q - q0), strict=True):
+                    w.data.ctrl[a] = v
+                w.step(chunk)
+            q0 = q
         w.step(_steps(0.06))
         err = float(np.linalg.norm(self.hand_position(hand) - position))
         for _ in range(SETTLE_TRIES):  # a lagging servo (load in the hand): wait while it converges
@@ -187,6 +187,24 @@ class MujocoRobot:
         if err >= 0.03:
             self.failures.append(f"track {hand} -> {np.round(position, 3).tolist()}: {err:.3f} m")
         return err < 0.03
+
+    def _solve(self, hand: str, position: np.ndarray, rot: np.ndarray) -> IKResult:
+        """IK from the current posture; when that misses or is blocked, from the home posture
+        and a few elbow variants of it: avoids local minima, and the null-space drift over an
+        episode (shoulder yawed ~110 deg) that puts this arm into the other arm, a cabinet side
+        or a tall neighbour of what it reaches for."""
+        result = self.ik[hand].solve(self.ik_q, position, rot)
+        if not result.converged(0.015, 0.15) or self._blocked(hand, result.q):
+            for home in IK_SEEDS:
+                seed = self.ik_q.copy()
+                for jn, v in zip(RobotNames.arm_joints(hand), home, strict=True):
+                    seed[self.ik_model.jnt_qposadr[self.ik_model.joint(jn).id]] = v
+                retry = self.ik[hand].solve(seed, position, rot, max_iter=100)
+                if retry.converged(0.015, 0.15) and not self._blocked(hand, retry.q):
+                    return retry
+                if not result.converged(0.015, 0.15) and retry.position_error < result.position_error:
+                    result = retry
+        return result
 
     def _blocked(self, hand: str, q: np.ndarray) -> bool:
         return self._arms_clash(hand, q) or self._hits_world(hand, q)

@@ -16,12 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from backends.mujoco_kitchen.placement import contains, local, supports
-from backends.mujoco_kitchen.robot import HANDS
+from backends.mujoco_kitchen.robot import HANDS, RobotNames
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.graph import FURNITURE, IN_ROOM, INSIDE, OCCLUDES, ON, ROBOT_ID, ROOM, SceneGraph
 from robograph.rewrite import DETACHED, HELD, AddEdge, MoveNode, Rewrite, SetAttr, apply_all
 
 OPEN_FRACTION = 0.5  # open when a joint has travelled more than half way
+PINCH_REACH = 0.15  # a body held by one finger has its centre this close to the grip point (m)
 ASIDE_DISTANCE = 0.04  # a blocker displaced this far from its blocking pose is moved aside (m)
 
 Location = tuple[str, str]  # (relation, target) with relation INSIDE/ON/IN_ROOM/HELD/DETACHED
@@ -61,7 +62,9 @@ def half_of(world: World, node: str) -> np.ndarray:
 
 
 def holding_hand(world: World, body: str, assisted_only: bool = False) -> str | None:
-    """The hand holding a body: an active weld, or contacts from both fingers."""
+    """The hand holding a body: an active weld, or contacts from both fingers, or from one
+    finger while the body touches nothing but that hand near its grip point (pinched between a
+    finger and the palm: it rides along, though the other finger has lost touch)."""
     for hand in HANDS:
         if world.weld_active(f"weld_{hand}_{body}"):
             return hand
@@ -71,9 +74,25 @@ def holding_hand(world: World, body: str, assisted_only: bool = False) -> str | 
     for hand in HANDS:
         left = {world.body_id(f"{hand}_gripper_leftfinger"), world.body_id(f"{hand}_gripper_finger_joint1_tip")}
         right = {world.body_id(f"{hand}_gripper_rightfinger"), world.body_id(f"{hand}_gripper_finger_joint2_tip")}
-        if world.contacts(left, sub) and world.contacts(right, sub):
+        touch_left, touch_right = world.contacts(left, sub) > 0, world.contacts(right, sub) > 0
+        if touch_left and touch_right:
+            return hand
+        if (touch_left or touch_right) and _only_touches_hand(world, sub, hand) and \
+                float(np.linalg.norm(world.body_pos(body) - world.site_pos(RobotNames.grip_site(hand)))) < PINCH_REACH:
             return hand
     return None
+
+
+def _only_touches_hand(world: World, sub: set[int], hand: str) -> bool:
+    m = world.model
+    for c in world.data.contact[: world.data.ncon]:
+        b1, b2 = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
+        if (b1 in sub) == (b2 in sub):
+            continue
+        other = m.body(b2 if b1 in sub else b1).name
+        if not other.startswith(f"{hand}_"):
+            return False
+    return True
 
 
 def region_holds(world: World, node: str, rel: str, dst: str, graph: SceneGraph) -> bool:
