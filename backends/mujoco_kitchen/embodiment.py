@@ -43,6 +43,8 @@ IK_SEEDS = (PANDA_HOME,
             (-0.5, *PANDA_HOME[1:]))
 LINK_PENETRATION = 0.002  # an arm link this deep in the kitchen or an object is a hit (m)
 ROBOT_BODIES = ("robot_base", "torso", "head")
+SIDESTEP = 0.3  # base moves longer than this along y (m) ...
+LANE_BACKOFF = 0.25  # ... back off this far from the nearer of start and goal first (m)
 CARRY_ACCEL = 2.0  # peak base acceleration while a hand is closed (m/s^2)
 STRAIGHT_STEP = 0.05  # waypoint spacing of straight-line hand moves (m)
 SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
@@ -103,6 +105,17 @@ class MujocoRobot:
         return (w.qpos("base_x"), w.qpos("base_y"), w.qpos("base_yaw"), w.qpos("torso_lift"))
 
     def drive_base(self, pose: BasePose) -> bool:
+        """Drive to `pose`; a long move sideways goes along a lane backed off from the
+        furniture (a bottle in the carry pose hit an open fridge door leaf driving past it)."""
+        start = np.array([self.world.data.ctrl[a] for a in self.base_act])
+        goal = np.array(pose, dtype=float)
+        if abs(goal[1] - start[1]) > SIDESTEP and abs(goal[0] - start[0]) > 0.02:  # (not along a lane)
+            lane = min(start[0], goal[0]) - LANE_BACKOFF
+            self._drive((lane, start[1], start[2], start[3]))
+            self._drive((lane, goal[1], goal[2], goal[3]))
+        return self._drive(goal)
+
+    def _drive(self, pose: BasePose | np.ndarray) -> bool:
         w = self.world
         start = np.array([w.data.ctrl[a] for a in self.base_act])
         goal = np.array(pose, dtype=float)
@@ -251,8 +264,11 @@ class MujocoRobot:
         c, s = math.cos(yaw), math.sin(yaw)
         fwd, lat = 0.32, side
         p = np.array([x + c * fwd - s * lat, y + s * fwd + c * lat, 1.22 + lift])
-        if not self.move_hand(hand, p, yaw, duration=0.35):
-            self.move_hand(hand, p + np.array([0.0, 0.0, -0.1]), yaw, duration=0.35)
+        # keep the hand's yaw: turning a physically held croissant 90 deg into the carry pose and
+        # back at the release shook it out of the fingers
+        hand_yaw = self.hand_yaw(hand)
+        if not self.move_hand(hand, p, hand_yaw, duration=0.35):
+            self.move_hand(hand, p + np.array([0.0, 0.0, -0.1]), hand_yaw, duration=0.35)
 
     def _restore_contacts(self) -> None:
         for name in sorted(self._released):
