@@ -124,7 +124,7 @@ class MujocoRobot:
         if dist < 1e-3 and abs(goal[3] - start[3]) < 1e-3 and abs(goal[2] - start[2]) < 1e-3:
             return True
         seconds = max(0.3, dist / 1.2, abs(goal[3] - start[3]) / 0.5)
-        if any(w.data.ctrl[self.finger_act[h][0]] < FINGER_OPEN / 2 for h in HANDS):
+        if any(self._closed(h) for h in HANDS):
             # a closed hand may carry something: a smooth start peaks at 6 d / T^2, and a tall
             # bottle pinched at its top swung out of the fingers at 7 m/s^2
             seconds = max(seconds, math.sqrt(6.0 * dist / CARRY_ACCEL))
@@ -264,11 +264,15 @@ class MujocoRobot:
         c, s = math.cos(yaw), math.sin(yaw)
         fwd, lat = 0.32, side
         p = np.array([x + c * fwd - s * lat, y + s * fwd + c * lat, 1.22 + lift])
-        # keep the hand's yaw: turning a physically held croissant 90 deg into the carry pose and
-        # back at the release shook it out of the fingers
-        hand_yaw = self.hand_yaw(hand)
+        # a closed hand keeps its yaw: turning a physically held croissant 90 deg into the carry
+        # pose and back at the release shook it out of the fingers
+        hand_yaw = self.hand_yaw(hand) if self._closed(hand) else yaw
         if not self.move_hand(hand, p, hand_yaw, duration=0.35):
             self.move_hand(hand, p + np.array([0.0, 0.0, -0.1]), hand_yaw, duration=0.35)
+
+    def _closed(self, hand: str) -> bool:
+        """Whether the hand's fingers are commanded closed (it may be carrying something)."""
+        return bool(self.world.data.ctrl[self.finger_act[hand][0]] < FINGER_OPEN / 2)
 
     def _restore_contacts(self) -> None:
         for name in sorted(self._released):
