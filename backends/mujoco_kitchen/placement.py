@@ -66,15 +66,11 @@ def occupants(world: World, region: Region, skip: set[str]) -> list[tuple[np.nda
     return out
 
 
-def slot_spot(world: World, region: Region, half: np.ndarray, skip: set[str], gap: float) -> np.ndarray | None:
-    """World position (object centre) in the first free run of the region's reserved slots:
-    as many adjacent slots of one row as the object's width needs (`gap`: the free width the
-    slots keep between items). None when no run is free (the caller falls back to free_spot)."""
-    return next(slot_spots(world, region, half, skip, gap), None)
-
-
 def slot_spots(world: World, region: Region, half: np.ndarray, skip: set[str], gap: float) -> Iterator[np.ndarray]:
-    """Every free run of reserved slots, in slot order (front row first)."""
+    """World positions (object centres) of every free run of the region's reserved slots, in
+    slot order (front row first): as many adjacent slots of one row as the object's width
+    needs (`gap`: the free width the slots keep between items). Empty when no run is free
+    (the caller falls back to free_spots)."""
     if not region.slots:
         return
     sx, sy = region.slot_size
