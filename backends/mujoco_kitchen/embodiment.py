@@ -24,7 +24,14 @@ from backends.mujoco_kitchen.robot import (
     RobotNames,
     add_robot,
 )
-from backends.mujoco_kitchen.sense import half_of, holding_hand, joint_fraction, node_bodies, stand_in
+from backends.mujoco_kitchen.sense import (
+    assembly_parts,
+    half_of,
+    holding_hand,
+    joint_fraction,
+    node_bodies,
+    stand_in,
+)
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.graph import INSIDE, ON, SceneGraph
 from skills.interface import BasePose, Grasp, Placement
@@ -60,6 +67,13 @@ APPROACH_RADIUS = 0.3  # neighbours this close (m) ...
 APPROACH_CLEARANCE = 0.06  # ... are passed this high over by the grip point (m)
 SPOT_CHOICES = 3  # placement candidates offered to a skill (tried in turn when one is out of reach)
 MAX_SPAN = 0.072  # widest side the open fingers (80 mm) close across with a margin (m)  # usable depth of a roofed region, from its front edge (m)  # spots on shelves stay this far from the compartment's sides (m)
+
+
+def _palm_half(yaw: float) -> tuple[float, float]:
+    """Half extents (x, y) of the palm's footprint at hand yaw `yaw`."""
+    if yaw == FINGERS_ALONG_X:
+        return PALM_HALF_LENGTH, PALM_HALF_WIDTH
+    return PALM_HALF_WIDTH, PALM_HALF_LENGTH
 
 
 def _steps(seconds: float) -> int:
@@ -330,11 +344,8 @@ class KitchenScene:
 
     def parts(self, node: str) -> list[str]:
         """The nodes whose bodies make up `node`: itself, or both parts of an assembly whole."""
-        bodies = node_bodies(self.world)
-        for whole, a, b in assembly_pairs(self.world.graph0):
-            if whole == node and a in bodies and b in bodies:
-                return [a, b]
-        return [stand_in(self.world, node)]
+        parts = assembly_parts(self.world, node)
+        return list(parts) if parts is not None else [stand_in(self.world, node)]
 
     def _bounds(self, node: str) -> tuple[np.ndarray, np.ndarray]:
         """Axis-aligned box (low, high corners) around the bodies of `node`."""
@@ -467,15 +478,14 @@ class KitchenScene:
         region = self.region_for(target, relation)
         if region is None:
             return False
-        px, py = (PALM_HALF_LENGTH, PALM_HALF_WIDTH) if yaw == FINGERS_ALONG_X else (PALM_HALF_WIDTH, PALM_HALF_LENGTH)
+        px, py = _palm_half(yaw)
         p = local(self.world, region, grip)
         return abs(p[0]) + px <= region.half[0] and abs(p[1]) + py <= region.half[1]
 
     def _palm_hits(self, node: str, g: Grasp) -> bool:
         """Whether a movable other than `node` rises into the palm's footprint over the grip."""
         w = self.world
-        along_x = g.yaw == FINGERS_ALONG_X
-        px, py = (PALM_HALF_LENGTH, PALM_HALF_WIDTH) if along_x else (PALM_HALF_WIDTH, PALM_HALF_LENGTH)
+        px, py = _palm_half(g.yaw)
         palm_z = float(g.position[2]) + PALM_ABOVE_GRIP
         mine = set(self.parts(node))
         for other, body in node_bodies(w).items():
@@ -520,10 +530,13 @@ class KitchenScene:
             cx = region.center[0] - region.half[0] + hx
             region = replace(region, center=(cx, region.center[1], region.center[2]),
                              half=(hx, max(region.half[1] - ROOFED_SIDE_MARGIN, 0.0)))
+        # in a single row the fingers close across it, front to back, so neighbours along the
+        # row only need room for the palm's narrow side
+        row_gap = (FINGER_GAP, VESSEL_GAP) if along_x else (VESSEL_GAP, FINGER_GAP)
         if region.centre_row:  # one row along the middle of a deep lidded box first
             row = replace(region, half=(float(half[0]), max(region.half[1] - VESSEL_GAP, float(half[1]))))
-            spots += islice(free_spots(self.world, row, half, skip, margin=(FINGER_GAP, VESSEL_GAP) if along_x
-                                       else (VESSEL_GAP, FINGER_GAP), from_middle=False), SPOT_CHOICES - len(spots))
+            spots += islice(free_spots(self.world, row, half, skip, margin=row_gap, from_middle=False),
+                            SPOT_CHOICES - len(spots))
         if region.rim > 0.0 and not roofed:  # keep the fingers off the walls: a finger pressed against the
             # front wall of a lunch box dragged the box along when the hand let go and rose
             mx, my = (WALL_FINGER_MARGIN, VESSEL_GAP) if along_x else (VESSEL_GAP, WALL_FINGER_MARGIN)
@@ -532,9 +545,8 @@ class KitchenScene:
         # open fingers need room beside the object, except inside a small movable vessel (sized
         # for its capacity: there the walls keep neighbours apart anyway)
         gap: float | tuple[float, float] = FINGER_GAP if target not in self.world.plan.items else VESSEL_GAP
-        if region.open_top or region.centre_row:  # a single row: the fingers close across it,
-            # front to back, so neighbours along the row only need room for the palm's narrow side
-            gap = (FINGER_GAP, VESSEL_GAP) if along_x else (VESSEL_GAP, FINGER_GAP)
+        if region.open_top or region.centre_row:
+            gap = row_gap
         # a vessel is filled from one end, so what comes later still fits beside
         spots += islice(free_spots(self.world, region, half, skip, front_path=roofed, margin=gap,
                                    from_middle=target not in self.world.plan.items),

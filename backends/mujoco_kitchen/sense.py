@@ -46,11 +46,20 @@ def stand_in(world: World, node: str) -> str:
     has no body of its own) its upper part (the parts are welded together once assembled)."""
     if node in world.plan.items or node in world.spare_of:
         return node
+    parts = assembly_parts(world, node)
+    if parts is None:
+        return node
+    bodies = node_bodies(world)
+    return max(parts, key=lambda p: float(world.body_pos(bodies[p])[2]))
+
+
+def assembly_parts(world: World, node: str) -> tuple[str, str] | None:
+    """The two parts (both with bodies) of an assembly whole, None for any other node."""
     bodies = node_bodies(world)
     for whole, a, b in assembly_pairs(world.graph0):
         if whole == node and a in bodies and b in bodies:
-            return max((a, b), key=lambda p: float(world.body_pos(bodies[p])[2]))
-    return node
+            return a, b
+    return None
 
 
 def half_of(world: World, node: str) -> np.ndarray:
