@@ -107,9 +107,10 @@ class Belief:
         return len(route) if route else None
 
     # update ---------------------------------------------------------------------------------
-    def observe(self, obs: Mapping[str, Any], recheck: bool) -> set[str]:
+    def observe(self, obs: Mapping[str, Any], recheck: bool, explained: bool = False) -> set[str]:
         """Fold one observation in; return the remembered nodes the view contradicted (moved or
-        vanished) when re-checking, else an empty set."""
+        vanished) when re-checking, else an empty set. `explained`: our own last action (an
+        open) accounts for what vanished, so it is hidden, not moved: its location is kept."""
         robot = obs.get("robot") or {}
         room = robot.get("current_room")
         self.room = str(room) if room else None
@@ -133,9 +134,10 @@ class Belief:
                     continue
                 expected = parent in visible and not (rel == "INSIDE" and records[parent].get("open") is False)
                 if expected:
-                    del self.loc[nid]
-                    self.lost.add(nid)
                     contradicted.add(nid)
+                    if not explained:
+                        del self.loc[nid]
+                        self.lost.add(nid)
             contradicted |= {n for n in visible if n in self.loc and n in seen_loc and seen_loc[n] != self.loc[n]}
         for nid, rec in records.items():
             self.nodes[nid] = rec

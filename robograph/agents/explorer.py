@@ -78,7 +78,8 @@ class ExplorerAgent:
         self.bad: set[Action] = set()
         self.moved_aside: set[str] = set()
         self.opened: list[str] = []  # containers our own successful opens left open
-        self.hiding: set[str] = set()  # open containers whose opening hid something from view
+        self.hiders: set[str] = set()  # containers whose opening hid something from view
+        self.hidden_by: dict[str, str] = {}  # node -> the container whose opening hid it
         self.achieved: set[Fact] = set()  # intended effects of our own successful actions
         self.came_from: dict[str, tuple[str, str]] = {}
 
@@ -94,9 +95,13 @@ class ExplorerAgent:
             p for _r, p in self.belief.loc.values()
         }
         failed = self._assess_previous(payload)
-        contradicted = self.belief.observe(payload.get("current_observation") or {}, cfg.recheck)
-        if contradicted and self.opened and last_ok(payload, "open"):
-            self.hiding.add(self.opened[-1])  # an open door or lid can hide what is behind it
+        opened_now = self._opened_just_now(payload)
+        contradicted = self.belief.observe(
+            payload.get("current_observation") or {}, cfg.recheck, explained=opened_now is not None
+        )
+        if contradicted and opened_now is not None:
+            self.hiders.add(opened_now)  # an open door or lid can hide what is behind it
+            self.hidden_by.update(dict.fromkeys(contradicted, opened_now))
         elif contradicted:
             # something moved behind our back: blockers may be back, containers may hold it now
             here = self.belief.room or ""
@@ -107,6 +112,14 @@ class ExplorerAgent:
             self.came_from[action.args[0]] = self.belief.loc[action.args[0]]
         repairs = failed is not None and (action == failed or bool(set(action.args) & set(failed.args)))
         return Reply(reply_text(action, reason, failed if repairs else None))
+
+    @staticmethod
+    def _opened_just_now(payload: Mapping[str, Any]) -> str | None:
+        entry = last_step(payload)
+        if entry is None or (entry.get("event") or {}).get("status") != "success":
+            return None
+        action = history_action(entry)
+        return action.args[0] if action.name == "open" and action.args else None
 
     def _assess_previous(self, payload: Mapping[str, Any]) -> Action | None:
         """The previous action when it failed (learning from its failure type), else None."""
@@ -313,10 +326,10 @@ class ExplorerAgent:
         reach = self._open_chain(obj, False, why)
         if reach is not None:
             return reach
-        if b.where(target) == b.where(obj):
-            reach = self._open_chain(target, into, why)
-            if reach is not None:
-                return reach
+        chain = b.closed_ancestors(target, include_self=into)
+        hides_obj = any(self.hidden_by.get(n) in chain for n in (obj, *self._ancestors(obj)))
+        if b.where(target) == b.where(obj) and chain and not hides_obj:
+            return 0, self._with_hands(2, Action("open", (chain[0],)), f"open {chain[0]} first; {why}")
         return 0, self._with_hands(1, Action("grab", (obj,)), why)
 
     def _assemble(self, whole: str) -> tuple[int, Choice] | None:
@@ -358,7 +371,7 @@ class ExplorerAgent:
                 whole = b.part_of.get(obj)
                 if whole is not None and Fact("ASSEMBLED", (whole,)) in pending:
                     continue  # kept for the attach
-                return self._put_down(obj)
+                return self._put_down(obj, back=True)
             target, into = fact.args[1], fact.pred == "INSIDE"
             room = b.where(target)
             dist = b.distance(room)
@@ -396,11 +409,13 @@ class ExplorerAgent:
                 return action, f"carry {obj} along with {carried}"
         return None
 
-    def _put_down(self, obj: str, avoid: str | None = None) -> Choice | None:
+    def _put_down(self, obj: str, avoid: str | None = None, back: bool = False) -> Choice | None:
+        """Free a hand: an object no goal needs goes `back` where it came from; one still to be
+        placed goes onto a visible surface (not back into a container it must leave)."""
         b = self.belief
         options: list[Action] = []
         origin = self.came_from.get(obj)
-        if origin is not None and origin[1] != avoid and b.sees(origin[1]):
+        if back and origin is not None and origin[1] != avoid and b.sees(origin[1]):
             rel, parent = origin
             if rel == "ON":
                 options.append(Action("puton", (obj, parent)))
@@ -431,7 +446,7 @@ class ExplorerAgent:
                 action = Action("open", (nid,))
                 if self._usable(action):
                     return self._with_hands(2, action, f"look inside {nid}")
-        for nid in sorted(self.hiding):
+        for nid in sorted(self.hiders):
             found = self._close_again(nid)
             if found is not None:
                 return found
@@ -493,7 +508,6 @@ class ExplorerAgent:
         action = Action("close", (nid,))
         if not b.sees(nid) or b.is_closed(nid) or not self._usable(action):
             return None
-        self.hiding.discard(nid)
         return self._with_hands(2, action, f"close {nid} again: an open one can hide another")
 
     def _walk_unvisited(self) -> Choice | None:
@@ -512,11 +526,6 @@ class ExplorerAgent:
             return None
         route = b.path(lambda r: r == room)
         return (Action("walk", (route[0],)), why) if route else None
-
-
-def last_ok(payload: Mapping[str, Any], name: str) -> bool:
-    entry = last_step(payload)
-    return bool(entry) and history_action(entry).name == name and (entry.get("event") or {}).get("status") == "success"
 
 
 def _goal(payload: Mapping[str, Any]) -> list[Fact]:
