@@ -107,10 +107,13 @@ class Belief:
         return len(route) if route else None
 
     # update ---------------------------------------------------------------------------------
-    def observe(self, obs: Mapping[str, Any], recheck: bool, explained: bool = False) -> set[str]:
+    def observe(
+        self, obs: Mapping[str, Any], recheck: bool, explained: bool = False, ours: frozenset[str] = frozenset()
+    ) -> set[str]:
         """Fold one observation in; return the remembered nodes the view contradicted (moved or
         vanished) when re-checking, else an empty set. `explained`: our own last action (an
-        open) accounts for what vanished, so it is hidden, not moved: its location is kept."""
+        open) accounts for what vanished, so it is hidden, not moved: its location is kept.
+        `ours`: nodes our last action moved (their new place is no surprise)."""
         robot = obs.get("robot") or {}
         room = robot.get("current_room")
         self.room = str(room) if room else None
@@ -130,7 +133,7 @@ class Belief:
         contradicted: set[str] = set()
         if recheck:
             for nid, (rel, parent) in list(self.loc.items()):
-                if nid in visible or nid in self.held or self.room_of.get(nid, self.room or "") != (self.room or ""):
+                if nid in visible or nid in self.held or nid in ours or self.room_of.get(nid, self.room or "") != (self.room or ""):
                     continue
                 expected = parent in visible and not (rel == "INSIDE" and records[parent].get("open") is False)
                 if expected:
@@ -138,7 +141,9 @@ class Belief:
                     if not explained:
                         del self.loc[nid]
                         self.lost.add(nid)
-            contradicted |= {n for n in visible if n in self.loc and n in seen_loc and seen_loc[n] != self.loc[n]}
+            contradicted |= {
+                n for n in visible - ours if n in self.loc and n in seen_loc and seen_loc[n] != self.loc[n]
+            }
         for nid, rec in records.items():
             self.nodes[nid] = rec
             self.room_of[nid] = self.room or ""

@@ -40,7 +40,7 @@ _PERMANENT = frozenset(
         "not_a_container", "not_a_part", "incompatible_parts", "unknown_node", "unknown_action",
         "invalid_arguments", "navigation_disabled", "invalid_target", "cycle", "capacity",
         "already_moved_aside", "already_held", "already_open", "already_closed",
-        "already_pressed", "already_assembled", "loaded_carrier",
+        "already_pressed", "already_assembled",
     }
 )
 _INJECTED = frozenset({"execution_failed", "simulation_unstable"})
@@ -82,6 +82,8 @@ class ExplorerAgent:
         self.hidden_by: dict[str, str] = {}  # node -> the container whose opening hid it
         self.achieved: set[Fact] = set()  # intended effects of our own successful actions
         self.came_from: dict[str, tuple[str, str]] = {}
+        self.retryable: set[Action] = set()
+        self.loaded: set[str] = set()  # carriers that refused a grab while holding something
 
     # ------------------------------------------------------------------------------------------
     def act(self, request: Request) -> Reply:
@@ -96,10 +98,12 @@ class ExplorerAgent:
         }
         failed = self._assess_previous(payload)
         opened_now = self._opened_just_now(payload)
+        entry = last_step(payload)
+        ours = frozenset(history_action(entry).args) if entry else frozenset()
         contradicted = self.belief.observe(
-            payload.get("current_observation") or {}, cfg.recheck, explained=opened_now is not None
+            payload.get("current_observation") or {}, cfg.recheck, explained=opened_now is not None, ours=ours
         )
-        if contradicted and opened_now is not None:
+        if contradicted and opened_now is not None and not self.belief.is_closed(opened_now):
             self.hiders.add(opened_now)  # an open door or lid can hide what is behind it
             self.hidden_by.update(dict.fromkeys(contradicted, opened_now))
         elif contradicted:
@@ -119,7 +123,7 @@ class ExplorerAgent:
         if entry is None or (entry.get("event") or {}).get("status") != "success":
             return None
         action = history_action(entry)
-        return action.args[0] if action.name == "open" and action.args else None
+        return action.args[0] if action.name in ("open", "close") and action.args else None
 
     def _assess_previous(self, payload: Mapping[str, Any]) -> Action | None:
         """The previous action when it failed (learning from its failure type), else None."""
@@ -136,11 +140,16 @@ class ExplorerAgent:
         ftype = str(event.get("failure_type") or "")
         if ftype in _PERMANENT:
             self.bad.add(action)
+        if ftype == "already_moved_aside":
+            self.moved_aside.add(action.args[0])
+        if ftype == "loaded_carrier" and action.name == "grab":
+            self.loaded.add(action.args[0])
         elif ftype == "not_visible" and self.config.recheck:
             for nid in action.args:  # our memory of it is stale
                 if not self.belief.sees(nid):
                     self.belief.loc.pop(nid, None)
                     self.belief.lost.add(nid)
+        self.retryable = {action} if ftype in _INJECTED else set()
         if ftype in _INJECTED and not self.config.recheck:
             self._record_success(action)  # no re-checking: assume it worked anyway
             return None
@@ -168,7 +177,7 @@ class ExplorerAgent:
 
     # decision --------------------------------------------------------------------------------
     def _decide(self, goal: list[Fact], failed: Action | None) -> Choice:
-        if failed is not None and self.config.recheck and self._usable(failed, retry=True):
+        if failed is not None and failed in self.retryable and self.config.recheck and self._usable(failed, retry=True):
             return failed, f"previous {failed} failed; retrying it"
         pending = [f for f in goal if not self._holds(f)]
         if not pending:
@@ -326,11 +335,31 @@ class ExplorerAgent:
         reach = self._open_chain(obj, False, why)
         if reach is not None:
             return reach
+        if obj in self.loaded:
+            return self._unload(obj, pending)
         chain = b.closed_ancestors(target, include_self=into)
         hides_obj = any(self.hidden_by.get(n) in chain for n in (obj, *self._ancestors(obj)))
         if b.where(target) == b.where(obj) and chain and not hides_obj:
             return 0, self._with_hands(2, Action("open", (chain[0],)), f"open {chain[0]} first; {why}")
         return 0, self._with_hands(1, Action("grab", (obj,)), why)
+
+    def _unload(self, carrier: str, pending: list[Fact]) -> tuple[int, Choice] | None:
+        """A carrier that cannot be picked up loaded: look inside, take out what no goal
+        moves anyway, then grab it."""
+        b = self.belief
+        if b.is_closed(carrier) and carrier not in b.looked_in:
+            return 0, self._with_hands(2, Action("open", (carrier,)), f"look inside {carrier} to empty it")
+        contents = [n for n, (_r, p) in b.loc.items() if p == carrier]
+        if not contents:
+            self.loaded.discard(carrier)
+            return 0, self._with_hands(1, Action("grab", (carrier,)), f"grab {carrier}, now empty")
+        moving = {f.args[0] for f in pending if f.pred in ("INSIDE", "ON")}
+        loose = [n for n in contents if n not in moving]
+        if not loose:
+            return None  # the goal takes them out
+        if b.is_closed(carrier):
+            return 0, self._with_hands(2, Action("open", (carrier,)), f"open {carrier} to empty it")
+        return 0, self._with_hands(1, Action("grab", (loose[0],)), f"take {loose[0]} out of {carrier}")
 
     def _assemble(self, whole: str) -> tuple[int, Choice] | None:
         b = self.belief
@@ -415,7 +444,7 @@ class ExplorerAgent:
         b = self.belief
         options: list[Action] = []
         origin = self.came_from.get(obj)
-        if back and origin is not None and origin[1] != avoid and b.sees(origin[1]):
+        if back and origin is not None and origin[1] not in (avoid, *self.loaded) and b.sees(origin[1]):
             rel, parent = origin
             if rel == "ON":
                 options.append(Action("puton", (obj, parent)))
