@@ -84,6 +84,7 @@ class ExplorerAgent:
         self.came_from: dict[str, tuple[str, str]] = {}
         self.retryable: set[Action] = set()
         self.loaded: set[str] = set()  # carriers that refused a grab while holding something
+        self.sweeps = 0  # extra search sweeps after everything was searched once
 
     # ------------------------------------------------------------------------------------------
     def act(self, request: Request) -> Reply:
@@ -500,6 +501,14 @@ class ExplorerAgent:
             found = self._close_again(nid)
             if found is not None:
                 return found
+        if self.config.recheck and self.sweeps < 1:
+            # nothing found anywhere: a blocker may have slid back or a lid shut before we
+            # looked (state regression), so search everything once more
+            self.sweeps += 1
+            self.moved_aside.clear()
+            holders = {p for _r, p in b.loc.values()}
+            b.looked_in = {c for c in b.looked_in if not b.is_closed(c) or c in holders}
+            return self._explore()
         return None
 
     def _unlooked(self, nid: str) -> bool:
