@@ -31,8 +31,9 @@ explains why the agent could not act on it). `implicated` lists every gap found.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from robograph.facts import Fact, Goal
 from robograph.metrics.rollout import (
@@ -156,3 +157,16 @@ def _first_repeat(states: Sequence[StepState]) -> int:
             return s.record.step
         seen.add(a)
     return states[-1].record.step
+
+
+def shares(records: Sequence[Mapping[str, Any]]) -> dict[str, float | int | None]:
+    """Attribution shares (in % of the unsuccessful rollouts) of one group of rollout records."""
+    blamed = [r["metrics"].get("attribution") for r in records if not r["metrics"].get("success")]
+    blamed = [a for a in blamed if a]
+    n = len(blamed)
+    out: dict[str, float | int | None] = {"failures": n}
+    for cause in CAUSES:
+        out[cause] = 100.0 * sum(1 for a in blamed if a["cause"] == cause) / n if n else None
+    steps = sorted(int(a["step"]) for a in blamed)
+    out["median_step"] = float(steps[len(steps) // 2]) if steps else None
+    return out
