@@ -4,8 +4,8 @@ One scene per task family and domain (the first of Table 8's list for each), in 
 compiled in-process exactly as `robograph compile --benchmark` does. The explorer sees only the
 payload. Its strategy (memory, systematic search of containers, occluders and rooms, re-checking
 after failures and interventions) must solve every one of these episodes except the named known
-gaps: an added occlusion (I5) that hides an object behind a blocker it already moved aside once
-and that the single re-search sweep does not uncover (docs/agents.md).
+gaps: an added occlusion (I5) that hides something the single re-search sweep does not uncover
+(docs/agents.md, Known gaps).
 """
 
 from __future__ import annotations

@@ -104,9 +104,10 @@ class ExplorerAgent:
         contradicted = self.belief.observe(
             payload.get("current_observation") or {}, cfg.recheck, explained=opened_now is not None, ours=ours
         )
-        if contradicted and opened_now is not None and not self.belief.is_closed(opened_now):
+        newly_hidden = contradicted - self.hidden_by.keys()
+        if newly_hidden and opened_now is not None and not self.belief.is_closed(opened_now):
             self.hiders.add(opened_now)  # an open door or lid can hide what is behind it
-            self.hidden_by.update(dict.fromkeys(contradicted, opened_now))
+            self.hidden_by.update(dict.fromkeys(newly_hidden, opened_now))
         elif contradicted:
             # something moved behind our back: blockers may be back, containers may hold it now
             here = self.belief.room or ""
@@ -289,11 +290,11 @@ class ExplorerAgent:
         walk = self._go_or(node, why)
         if walk is not None:
             return walk
-        if not self.belief.sees(node):
-            raise _Search(node)
         reach = self._open_chain(node, False, why)
         if reach is not None:
             return reach
+        if not self.belief.sees(node):
+            raise _Search(node)
         return 0, self._with_hands(hands, Action(verb, (node,)), why)
 
     def _still_needed_open(self, container: str, pending: list[Fact]) -> bool:
@@ -330,12 +331,12 @@ class ExplorerAgent:
         walk = self._go_or(obj, why)
         if walk is not None:
             return walk
+        reach = self._open_chain(obj, False, why)  # remembered inside something closed
+        if reach is not None:
+            return reach
         if not b.sees(obj):
             raise _Search(obj)
         self._locate(target)  # do not pick it up before we know where it goes
-        reach = self._open_chain(obj, False, why)
-        if reach is not None:
-            return reach
         if obj in self.loaded:
             return self._unload(obj, pending)
         chain = b.closed_ancestors(target, include_self=into)
@@ -476,7 +477,8 @@ class ExplorerAgent:
                 action = Action("open", (nid,))
                 if self._usable(action):
                     return self._with_hands(2, action, f"look inside {nid}")
-        for nid in sorted(self.hiders):
+        wanted = {self.hidden_by[n] for n in self.goal_nodes if n in self.hidden_by and not b.sees(n)}
+        for nid in sorted(self.hiders, key=lambda h: (h not in wanted, h)):
             found = self._close_again(nid)
             if found is not None:
                 return found
