@@ -98,16 +98,16 @@ class ExplorerAgent:
             p for _r, p in self.belief.loc.values()
         }
         failed = self._assess_previous(payload)
-        opened_now = self._opened_just_now(payload)
+        toggled = self._toggled_just_now(payload)
         entry = last_step(payload)
         ours = frozenset(history_action(entry).args) if entry else frozenset()
         contradicted = self.belief.observe(
-            payload.get("current_observation") or {}, cfg.recheck, explained=opened_now is not None, ours=ours
+            payload.get("current_observation") or {}, cfg.recheck, explained=toggled is not None, ours=ours
         )
         newly_hidden = contradicted - self.hidden_by.keys()
-        if newly_hidden and opened_now is not None and not self.belief.is_closed(opened_now):
-            self.hiders.add(opened_now)  # an open door or lid can hide what is behind it
-            self.hidden_by.update(dict.fromkeys(newly_hidden, opened_now))
+        if newly_hidden and toggled is not None and not self.belief.is_closed(toggled):
+            self.hiders.add(toggled)  # an open door or lid can hide what is behind it
+            self.hidden_by.update(dict.fromkeys(newly_hidden, toggled))
         elif contradicted:
             # something moved behind our back: blockers may be back, containers may hold it now
             here = self.belief.room or ""
@@ -120,7 +120,7 @@ class ExplorerAgent:
         return Reply(reply_text(action, reason, failed if repairs else None))
 
     @staticmethod
-    def _opened_just_now(payload: Mapping[str, Any]) -> str | None:
+    def _toggled_just_now(payload: Mapping[str, Any]) -> str | None:
         entry = last_step(payload)
         if entry is None or (entry.get("event") or {}).get("status") != "success":
             return None
@@ -159,10 +159,10 @@ class ExplorerAgent:
 
     def _record_success(self, action: Action) -> None:
         a = action.args
+        if action.name == "open":
+            self.opened.append(a[0])
         if action.name == "move_aside":
             self.moved_aside.add(a[0])
-        elif action.name == "open":
-            self.opened.append(a[0])
         elif action.name == "grab":
             self.moved_aside.discard(a[0])
             self.achieved -= {f for f in self.achieved if f.pred in ("INSIDE", "ON") and f.args[0] == a[0]}
