@@ -58,6 +58,12 @@ def wrap_angle(angle: float) -> float:
     return (angle + math.pi) % (2 * math.pi) - math.pi
 
 
+def wrap_half_turn(angle: float) -> float:
+    """`angle` modulo pi, in [-pi/2, pi/2): the yaw of something symmetric under a half turn
+    (a parallel gripper's fingers, a box's footprint)."""
+    return (angle + math.pi / 2) % math.pi - math.pi / 2
+
+
 def quat_from_yaw(yaw: float) -> np.ndarray:
     """(w, x, y, z) of a rotation by `yaw` about z."""
     return np.array([math.cos(yaw / 2), 0.0, 0.0, math.sin(yaw / 2)])

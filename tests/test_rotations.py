@@ -25,6 +25,9 @@ def test_yaws_compose_and_read_back(a: float, b: float) -> None:
     assert np.allclose(rot.mat_from_quat(rot.quat_from_yaw(a)), rot.rot_z(a))
     assert np.allclose(rot.rotate_planar((1.0, 0.0), a), [math.cos(a), math.sin(a)])
     assert -math.pi <= rot.wrap_angle(a) < math.pi
+    half = rot.wrap_half_turn(a)
+    assert -math.pi / 2 <= half < math.pi / 2
+    assert abs(math.sin(half - a)) < 1e-9  # the same line: a differs by a multiple of pi
 
 
 @settings(max_examples=50, deadline=None)

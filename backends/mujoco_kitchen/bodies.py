@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from backends.mujoco_kitchen.plan import RGBA, Body, Geom, Joint, Vec3
 from backends.mujoco_kitchen.tuning import (
-    ARTICULATION_ARMATURE,
     BUTTON_DAMPING,
     BUTTON_DEPTH,
     BUTTON_FRICTIONLOSS,
@@ -48,8 +47,6 @@ STEEL: RGBA = (0.70, 0.72, 0.75, 1.0)
 TOP: RGBA = (0.35, 0.35, 0.38, 1.0)
 SPARE_RGBA: RGBA = (0.5, 0.5, 0.5, 1)
 BUTTON_RGBA: RGBA = (0.85, 0.1, 0.1, 1)
-
-del ARTICULATION_ARMATURE  # applied by the MJCF writer to every non-free joint
 
 
 @dataclass(frozen=True, slots=True)

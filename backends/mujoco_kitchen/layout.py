@@ -13,6 +13,10 @@ Rules (each relation of G0 becomes geometry that reads back as the same relation
   the blocker directly in front of its target (the head camera looks from the front), the
   blocker made tall and wide enough to hide the target.
 Sizes grow to fit contents, never shrink below the catalog's, so nothing interpenetrates.
+
+This module decides sizes and places (graph -> footprints and regions); `packing.py` arranges
+footprints on a floor (pure arithmetic, no graph), `bodies.py` draws the parts, `tuning.py`
+holds the numbers with their reasons.
 """
 
 from __future__ import annotations
@@ -112,6 +116,9 @@ PALM_DEEP = 2 * (PALM_HALF_LENGTH + WALL) + 0.03  # outer depth of a box the pal
 
 
 class _Solver:
+    """One solve: walks the graph from the rooms down, sizing each node (sizes are cached, as
+    containers ask for their contents' sizes) and recording what it builds into the plan."""
+
     def __init__(self, graph: SceneGraph, catalog: Mapping[str, Mapping[str, Any]] | None,
                  spares: int) -> None:
         self.g = graph
@@ -119,6 +126,7 @@ class _Solver:
         self.n_spares = spares
         self.apps: dict[str, Appearance] = {}
         self.size_cache: dict[str, Vec3] = {}
+        self._slot: tuple[float, float] | None = None
         self.bodies: list[Body] = []
         self.node_body: dict[str, str] = {}
         self.regions: dict[str, Region] = {}
@@ -248,14 +256,13 @@ class _Solver:
         return out
 
     def slot_size(self) -> tuple[float, float]:
-        """Footprint (x depth, y width) of one placement slot, from the scene's ordinary items."""
-        if "__slot__" not in self.size_cache:
+        """Footprint (x depth, y width) of one placement slot, from the scene's ordinary items
+        (one size for the whole scene, so any item fits any slot)."""
+        if self._slot is None:
             sizes = [self.movable_size(n) for n, node in self.g.nodes.items()
                      if node.kind == OBJECT and not self.is_vessel(n) and n not in self.occluders.values()]
-            sx, sy = packing.slot_size([(sz[0], sz[1]) for sz in sizes])
-            self.size_cache["__slot__"] = (sx, sy, 0.0)
-        sx, sy, _ = self.size_cache["__slot__"]
-        return sx, sy
+            self._slot = packing.slot_size([(sz[0], sz[1]) for sz in sizes])
+        return self._slot
 
     def slot_grid(self, half: tuple[float, float], capacity: int, per_row: int | None = None,
                   side: float = 0.0) -> tuple[tuple[float, float], ...]:

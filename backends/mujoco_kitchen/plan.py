@@ -1,6 +1,6 @@
 """Plain data describing a physical kitchen, produced by the layout solver and consumed by the
-MJCF writer, the world-state reader and the skills. Pure Python (no simulator) so the layout can
-be checked without MuJoCo.
+MjSpec builder (mjcf.py), the world-state reader and the skills. Pure Python (no simulator) so
+the layout can be checked without MuJoCo.
 
 Frames: world z up; every room spans x in [0, ROOM_DEPTH] and its own y interval; furniture
 stands against the +x wall with its open front facing -x, where the robot stands (yaw 0).
