@@ -43,6 +43,7 @@ from backends.mujoco_kitchen.plan import (
 )
 from backends.mujoco_kitchen.robot import PALM_HALF_LENGTH
 from backends.mujoco_kitchen.tuning import (
+    BIN_DEPTH_PLAY,
     BIN_RIM,
     BOTTOM_COMPARTMENT,
     BUTTON_DEPTH,
@@ -52,6 +53,7 @@ from backends.mujoco_kitchen.tuning import (
     DRAWER_CONTENT_HEADROOM,
     DRAWER_MIN_HEIGHT,
     DROP_CLEARANCE,
+    EMPTY_CONTENT_HEIGHT,
     FIRST_FIXTURE_Y,
     FIXTURE_CONTENT_MARGIN,
     FIXTURE_MIN_DEPTH,
@@ -64,7 +66,10 @@ from backends.mujoco_kitchen.tuning import (
     GAP,
     HAND_CLEARANCE,
     LEVEL_CLEARANCE,
+    LEVEL_DEPTH_INSET,
     LEVEL_ITEM,
+    LEVEL_SHIFT,
+    LEVEL_SIDE_INSET,
     LID_HEADROOM,
     LOOSE_ITEM_MAX,
     LOOSE_ITEM_WIDTH_MAX,
@@ -89,7 +94,9 @@ from backends.mujoco_kitchen.tuning import (
     SPARE_PARK,
     SPARE_SPACING,
     STANDOFF,
+    TOP_EDGE_MARGIN,
     TOP_THICKNESS,
+    VESSEL_SIDE_PLAY,
     WALL,
     WALL_FINGER_MARGIN,
 )
@@ -186,7 +193,7 @@ class _Solver:
             units = self.units(self.kids(nid))
             need_w, need_d = packing.pack_extent(units)
             dx = max(dx, need_d + 2 * WALL + 2 * WALL_FINGER_MARGIN)
-            dy = max(dy, need_w + 2 * WALL + 0.02)
+            dy = max(dy, need_w + 2 * WALL + VESSEL_SIDE_PLAY)
             cap = self.g.nodes[nid].capacity
             lidded = self.g.nodes[nid].has(OPENABLE)
             if cap:  # room for `capacity` typical items, so goals that fill it are placeable
@@ -286,10 +293,10 @@ class _Solver:
         cap, per_row = self.bin_rows(nid)
         rows = ceil(cap / per_row)
         need_w, need_d = packing.pack_extent(self.units(self.kids(nid)))
-        depth = max(rows * sx, need_d) + 2 * WALL + 0.04
+        depth = max(rows * sx, need_d) + 2 * WALL + BIN_DEPTH_PLAY
         if self.g.nodes[nid].has(OPENABLE):
             depth = max(depth, PALM_DEEP)
-        return (depth, max(per_row * sy, need_w) + 2 * WALL + 0.02)
+        return (depth, max(per_row * sy, need_w) + 2 * WALL + VESSEL_SIDE_PLAY)
 
     def bin_rows(self, nid: str) -> tuple[int, int]:
         """(capacity, slots per row) of an open bin."""
@@ -300,7 +307,7 @@ class _Solver:
 
     def content_height(self, children: list[str]) -> float:
         return max((self.movable_size(c)[2] for c in children if self.g.nodes[c].kind != FURNITURE),
-                   default=0.1)
+                   default=EMPTY_CONTENT_HEIGHT)
 
     # placement -------------------------------------------------------------------------------------
     def place_units(self, region: Region, children: list[str], origin: Vec3, drawer_offset: float = 0.0) -> None:
@@ -436,9 +443,9 @@ class _Solver:
             z0 = z
             h0 = (max(self.content_height(direct) + HAND_CLEARANCE, COMPARTMENT_MIN_HEIGHT)
                   if direct or not levels else BOTTOM_COMPARTMENT)
-            half = (hd - PANEL - 0.04, hw - PANEL - 0.01)
+            half = (hd - PANEL - LEVEL_DEPTH_INSET, hw - PANEL - LEVEL_SIDE_INSET)
             slots = self.slot_grid(half, node.capacity, side=SIDE_MARGIN) if node.capacity else ()
-            self.regions[nid] = Region(nid, name, (-0.02, 0.0, z), half, h0, True, slots, self.slot_size())
+            self.regions[nid] = Region(nid, name, (LEVEL_SHIFT, 0.0, z), half, h0, True, slots, self.slot_size())
             self.place_units(self.regions[nid], direct, body.pos)
             z += h0
             for lv in levels:
@@ -458,7 +465,7 @@ class _Solver:
             z = top
         body.geoms.append(bodies.counter_top(name, hd, hw, z))
         z += TOP_THICKNESS
-        top_region = Region(nid, name, (0.0, 0.0, z), (hd - 0.03, hw - 0.03), 1.0, False)
+        top_region = Region(nid, name, (0.0, 0.0, z), (hd - TOP_EDGE_MARGIN, hw - TOP_EDGE_MARGIN), 1.0, False)
         self.tops[nid] = top_region
         # furniture standing on the top takes its -y end; the movables are packed beside it
         furn = self._furniture_span(on_top)
@@ -533,10 +540,10 @@ class _Solver:
         inside = self.g.nodes[nid].has(CONTAINER) and not self.g.nodes[nid].has(SURFACE)
         bodies.level(body, name, z, hd, hw, a.rgba, lip=inside)
         h = self._level_height(nid)
-        half = (hd - 0.04, hw - 0.01)
+        half = (hd - LEVEL_DEPTH_INSET, hw - LEVEL_SIDE_INSET)
         cap = self.g.nodes[nid].capacity
         slots = self.slot_grid(half, cap, side=SIDE_MARGIN) if cap else ()
-        region = Region(nid, name, (-0.02, 0.0, PANEL), half, h, inside, slots, self.slot_size())
+        region = Region(nid, name, (LEVEL_SHIFT, 0.0, PANEL), half, h, inside, slots, self.slot_size())
         self.regions[nid] = region
         self.node_body[nid] = name
         world = (body.pos[0], body.pos[1], body.pos[2] + z)

@@ -71,6 +71,12 @@ FIXTURE_MIN_WIDTH = 0.3  # no carcass is narrower (two door leaves with handles)
 FIXTURE_CONTENT_MARGIN = 0.12  # a carcass is this much wider than the contents packed in it
 FIXTURE_SLOT_MARGIN = 0.04  # ... and than its front row of slots (besides SIDE_MARGIN and panels)
 TOP_THICKNESS = 0.04  # counter top slab over every carcass
+TOP_EDGE_MARGIN = 0.03  # what stands on a top keeps this far from its edges; set by hand
+LEVEL_DEPTH_INSET = 0.04  # the usable floor of a compartment or level is this much shallower at
+# each end than the carcass inside ...; set by hand
+LEVEL_SHIFT = -0.02  # ... its centre this far toward the front, where the hand comes from ...
+LEVEL_SIDE_INSET = 0.01  # ... and it is this much narrower at each side than between the panels
+EMPTY_CONTENT_HEIGHT = 0.1  # content height assumed for an empty drawer, level or compartment
 COMPARTMENT_MIN_Z = 0.42  # a box's compartment floor is at least this high, within the arms'
 # reach from the front with the torso down; set by hand
 HAND_CLEARANCE = 0.42  # free height above a compartment's contents for the hand and wrist
@@ -98,6 +104,8 @@ BIN_RIM = 0.07  # wall height of open bins standing on furniture (a fruit basket
 
 # --- movable vessels and items -------------------------------------------------------------------
 WALL = 0.01  # m, vessel wall thickness
+VESSEL_SIDE_PLAY = 0.02  # m a vessel or bin is wider than its packed contents and walls; set by hand
+BIN_DEPTH_PLAY = 0.04  # m an open bin is deeper than its rows of slots and walls; set by hand
 OPEN_VESSEL_RIM = 0.07  # m, wall height of open (lidless) movable containers, for the same reason
 # as BIN_RIM
 TRAY_RIM = 0.03  # m, rim of a carrier (a tray: SURFACE, not CONTAINER)
