@@ -188,12 +188,10 @@ class ExplorerAgent:
         if found is not None:
             return found
         options: list[tuple[int, int, int, Choice]] = []
-        searching = False
         for i, fact in enumerate(pending):
             try:
                 step = self._advance(fact, pending)
             except _Search:
-                searching = True
                 continue
             if step is not None:
                 cost, choice = step
@@ -201,10 +199,9 @@ class ExplorerAgent:
                     options.append((cost, _PRIORITY.get(fact.pred, 9), i, choice))
         if options:
             return min(options, key=lambda o: o[:3])[3]
-        if searching or pending:
-            found = self._explore() if self.config.exploration else None
-            if found is not None:
-                return found
+        found = self._explore() if self.config.exploration else None
+        if found is not None:
+            return found
         if self.belief.held:
             found = self._put_down(self.belief.held[0])
             if found is not None:
@@ -341,7 +338,7 @@ class ExplorerAgent:
             return self._unload(obj, pending)
         chain = b.closed_ancestors(target, include_self=into)
         hides_obj = any(self.hidden_by.get(n) in chain for n in (obj, *self._ancestors(obj)))
-        if b.where(target) == b.where(obj) and chain and not hides_obj:
+        if b.where(target) == b.where(obj) and chain and not hides_obj and b.sees(chain[0]):
             return 0, self._with_hands(2, Action("open", (chain[0],)), f"open {chain[0]} first; {why}")
         return 0, self._with_hands(1, Action("grab", (obj,)), why)
 
@@ -413,6 +410,11 @@ class ExplorerAgent:
                 second = self._second_load(obj, room, pending) if b.free_hands() >= 1 else None
                 return second or self._walk_to(room, f"carry {obj} to {target}") or self._put_down(obj)
             if not b.sees(target):
+                hider = self.hidden_by.get(target)
+                if hider is not None and b.sees(hider) and not b.is_closed(hider):
+                    close = Action("close", (hider,))
+                    if self._usable(close):
+                        return self._with_hands(2, close, f"close {hider}: open, it hides {target}")
                 return self._put_down(obj, avoid=target)
             chain = b.closed_ancestors(target, include_self=into)
             if chain:
