@@ -506,12 +506,12 @@ class ExplorerAgent:
             if found is not None:
                 return found
         if self.config.recheck and self.sweeps < 1:
-            # nothing found anywhere: a blocker may have slid back or a lid shut before we
-            # looked (state regression), so search everything once more
+            # nothing found anywhere: a blocker may have slid back, a lid shut before we looked
+            # (state regression), or a part was seen while its whole was hidden (PART_OF edges
+            # show only when both ends are in view), so search everything once more
             self.sweeps += 1
             self.moved_aside.clear()
-            holders = {p for _r, p in b.loc.values()}
-            b.looked_in = {c for c in b.looked_in if not b.is_closed(c) or c in holders}
+            b.looked_in = {c for c in b.looked_in if not b.is_closed(c)}
             return self._explore()
         return None
 
