@@ -59,8 +59,9 @@ def project_box(camera: CameraModel, box: Box, near: float = 0.02) -> Projection
     u1, v1 = min(u1, float(camera.width)), min(v1, float(camera.height))
     if u0 >= u1 or v0 >= v1:
         return None
-    (cu, cv), (cd,) = (p[0] for p in camera.project(np.asarray(box.centre)[None]))
-    return Projection(px, (float(u0), float(v0), float(u1), float(v1)), (float(cu), float(cv)), float(cd))
+    cpx, cdepth = camera.project(np.asarray(box.centre)[None])
+    return Projection(px, (float(u0), float(v0), float(u1), float(v1)), (float(cpx[0, 0]), float(cpx[0, 1])),
+                      float(cdepth[0]))
 
 
 @dataclass(frozen=True, slots=True)

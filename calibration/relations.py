@@ -5,8 +5,9 @@ The geometric tests of a region (is a centre inside its volume, does a bottom re
 come from the backend through the `SupportRegion` protocol, so perception and the simulator's
 reconcile apply literally the same predicates; what differs is where the object's centre and
 height come from: the fused cloud here, the simulator's body pose there. One addition, because a
-cloud rarely sees an object's bottom: an object no support claims rests on the highest floor
-below its lowest visible point (objects do not float).
+cloud rarely sees an object's bottom (a container's walls or the object in front hide it): an
+object no region claims rests on the highest floor below its lowest visible point (objects do not
+float), INSIDE when that floor is a container's.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ class Relations:
 def locate(cloud: ObjectCloud, regions: Sequence[SupportRegion], room_at: Callable[[np.ndarray], str | None],
            exclude: str = "") -> Location | None:
     """Where an object is, from its cloud: innermost containing volume, else the support its
-    bottom rests on, else the highest floor below it, else the room."""
+    bottom rests on, else the highest floor (support or container) below it, else the room."""
     centre, hz = cloud.centre, float(cloud.half[2])
     inside = [(r.volume, r.node) for r in regions if r.inside and r.node != exclude and r.contains(centre, hz)]
     if inside:
@@ -75,13 +76,14 @@ def locate(cloud: ObjectCloud, regions: Sequence[SupportRegion], room_at: Callab
         return (ON, min(on)[1])
     below = []
     for r in regions:
-        if r.inside or r.node == exclude:
+        if r.node == exclude:
             continue
         gap = r.floor_gap(centre, hz)
         if gap is not None and 0.0 <= gap <= MAX_HIDDEN_BOTTOM:
-            below.append((gap, r.node))
+            below.append((gap, INSIDE if r.inside else ON, r.node))
     if below:
-        return (ON, min(below)[1])
+        _, rel, node = min(below)
+        return (rel, node)
     room = room_at(centre)
     return (IN_ROOM, room) if room is not None else None
 
