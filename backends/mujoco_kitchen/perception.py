@@ -28,6 +28,7 @@ from backends.mujoco_kitchen.world import World
 from calibration.camera import CameraModel
 from calibration.cloud import RGBDView, fuse
 from calibration.relations import Agreement, Relations, compare, infer_relations
+from calibration.transforms import make_T, rotvec_to_R
 from robograph.graph import FURNITURE, ROOM, SceneGraph
 from robograph.rewrite import DETACHED, HELD
 
@@ -107,9 +108,15 @@ class WorldPart:
 class Perception:
     """Renders labelled depth from the robot's cameras and reads relations from the clouds."""
 
-    def __init__(self, world: World, width: int = 320, height: int = 240) -> None:
+    def __init__(self, world: World, width: int = 320, height: int = 240, *, depth_noise: float = 0.0,
+                 pose_error: tuple[float, float] = (0.0, 0.0), seed: int = 0) -> None:
+        """`depth_noise` k: depth gets Gaussian noise of std k * z^2 (a stereo/structured-light
+        sensor's law; k = 0.005 is 5 mm at 1 m). `pose_error` (metres, degrees): every view's camera
+        pose is off by a random rotation and translation of these sizes (a calibration error)."""
         mj = mujoco_module()
         self.world, self.width, self.height = world, width, height
+        self.depth_noise, self.pose_error = depth_noise, pose_error
+        self.rng = np.random.default_rng(seed)
         self.renderer = mj.Renderer(world.model, height, width)
         self.renderer.scene.flags[mj.mjtRndFlag.mjRND_SHADOW] = 0
         opt = mj.MjvOption()
@@ -158,10 +165,19 @@ class Perception:
         labels = np.full(ids.shape, -1, dtype=np.int64)
         geom = (types == mj.mjtObj.mjOBJ_GEOM) & (ids >= 0)
         labels[geom] = self._label_of_body[self.world.model.geom_bodyid[ids[geom]]]
-        return RGBDView(self.camera(name), depth, labels)
+        camera = self.camera(name)
+        if self.depth_noise:
+            depth = depth + self.rng.normal(0.0, 1.0, depth.shape) * self.depth_noise * depth ** 2
+        if any(self.pose_error):
+            t_err, r_err = self.pose_error
+            axis, direction = self.rng.normal(size=3), self.rng.normal(size=3)
+            off = make_T(rotvec_to_R(axis / np.linalg.norm(axis) * np.radians(r_err)),
+                         direction / np.linalg.norm(direction) * t_err)
+            camera = camera.with_pose(camera.T_world_cam @ off)
+        return RGBDView(camera, depth, labels)
 
     @contextmanager
-    def _base_at(self, x: float, y: float, yaw: float) -> Iterator[None]:
+    def base_at(self, x: float, y: float, yaw: float) -> Iterator[None]:
         """Put the robot's base (kinematics only, no physics step) at a pose, then back."""
         w = self.world
         saved = (w.qpos("base_x"), w.qpos("base_y"), w.qpos("base_yaw"))
@@ -180,7 +196,7 @@ class Perception:
         views = []
         for station in sorted(self.world.plan.stations):
             x, y, yaw = self.world.plan.stations[station]
-            with self._base_at(x, y, yaw):
+            with self.base_at(x, y, yaw):
                 views += [self.view(c) for c in cameras]
         return views
 
@@ -194,12 +210,36 @@ class Perception:
                 out.append(WorldRegion(self.world, r, n))
         return out
 
+    @contextmanager
+    def articulations_at(self, fractions: dict[str, float]) -> Iterator[None]:
+        """Pose the articulated parts (kinematics only) at the perceived openings, so drawer and
+        door regions sit where the clouds say, not where the simulator has them; then back."""
+        w = self.world
+        arts = [a for n, f in fractions.items() for a in w.plan.articulations[n]]
+        saved = {a.joint: w.qpos(a.joint) for a in arts}
+        try:
+            for n, f in fractions.items():
+                for a in w.plan.articulations[n]:
+                    w.set_qpos(a.joint, a.closed + f * (a.open - a.closed))
+            w.forward()
+            yield
+        finally:
+            for joint, q in saved.items():
+                w.set_qpos(joint, q)
+            w.forward()
+
     def relations(self, graph: SceneGraph, views: Sequence[RGBDView]) -> Relations:
+        """Facts from the clouds. Parts first: their perceived opening poses the regions inside
+        them; a part no camera saw keeps the simulator's pose (named in the docs as help)."""
         clouds = fuse(views, self.names)
         parts = {p.node: clouds[PART_PREFIX + p.node] for p in self.parts if PART_PREFIX + p.node in clouds}
         movable = [n for n in self.movable if graph.nodes.get(n) is not None
                    and graph.nodes[n].kind not in (FURNITURE, ROOM)]
-        return infer_relations(clouds, movable, self.regions(graph), self.parts, self.world.plan.room_at, parts)
+        seen = [p for p in self.parts if p.node in parts]
+        fractions = {p.node: p.open_fraction(parts[p.node].points) for p in seen}
+        with self.articulations_at(fractions):
+            rel = infer_relations(clouds, movable, self.regions(graph), [], self.world.plan.room_at)
+        return Relations(rel.locations, {n: f > 0.5 for n, f in fractions.items()}, fractions)
 
     def close(self) -> None:
         self.renderer.close()
