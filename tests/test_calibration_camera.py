@@ -17,8 +17,6 @@ from calibration.rig import Mount, Rig, RigCamera
 from calibration.ros_yaml import from_ros_dict, read_ros_yaml, write_ros_yaml
 from calibration.transforms import R_to_quat_xyzw, make_T, quat_xyzw_to_R, rotvec_to_R
 
-cv2 = pytest.importorskip("cv2")
-
 DIST = (-0.28, 0.09, 0.0012, -0.0008, -0.012)  # a typical wide-angle webcam
 
 
@@ -28,6 +26,7 @@ def _camera(dist: tuple[float, ...] = DIST) -> CameraModel:
 
 
 def test_projection_matches_opencv_projectPoints() -> None:
+    cv2 = pytest.importorskip("cv2")
     cam = _camera()
     rng = np.random.default_rng(0)
     pc = np.column_stack([rng.uniform(-0.4, 0.4, 50), rng.uniform(-0.3, 0.3, 50), rng.uniform(0.5, 3, 50)])
@@ -40,6 +39,7 @@ def test_projection_matches_opencv_projectPoints() -> None:
 
 
 def test_undistort_matches_opencv_and_inverts_distort() -> None:
+    cv2 = pytest.importorskip("cv2")
     rng = np.random.default_rng(1)
     xy = rng.uniform(-0.5, 0.5, (200, 2))
     xy_d = distort(xy, DIST)
@@ -182,3 +182,31 @@ def test_invalid_camera_is_rejected() -> None:
         CameraModel(640, 480, 0.0, 500.0, 320, 240)
     with pytest.raises(CalibrationError, match="plumb_bob"):
         CameraModel(640, 480, 500.0, 500.0, 320, 240, np.eye(4), (0.1, 0.2, 0.3))
+
+
+def test_calibration_imports_no_heavy_dependency() -> None:
+    """`robograph calibrate --help` and the pure modules work with OpenCV, Open3D and MuJoCo
+    blocked; the first call that needs one names the extra to install."""
+    import subprocess
+    import sys
+
+    script = """
+import sys
+for name in ("cv2", "open3d", "mujoco", "PIL"):
+    sys.modules[name] = None
+import calibration.camera, calibration.rig, calibration.ros_yaml, calibration.marks, calibration.relations
+import calibration.intrinsics, calibration.handeye, calibration.board, calibration.cloud, calibration.sim_board
+from robograph.cli import main
+from robograph.errors import DependencyNotInstalled
+try:
+    main(["calibrate", "intrinsics", "--help"])
+except SystemExit as exc:
+    assert exc.code == 0
+try:
+    calibration.board.BoardSpec().cv_board()
+except DependencyNotInstalled as exc:
+    print("named:", "robograph[calibration]" in str(exc))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "named: True" in out.stdout and "--distortion" in out.stdout

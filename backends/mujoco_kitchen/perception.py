@@ -200,6 +200,9 @@ class Perception:
                 views += [self.view(c) for c in cameras]
         return views
 
+    def room_at(self, centre: np.ndarray) -> str | None:
+        return self.world.plan.room_at(float(centre[0]), float(centre[1]))
+
     def regions(self, graph: SceneGraph) -> list[WorldRegion]:
         """The reconcile's candidate regions: container interiors, then support surfaces."""
         plan = self.world.plan
@@ -238,7 +241,7 @@ class Perception:
         seen = [p for p in self.parts if p.node in parts]
         fractions = {p.node: p.open_fraction(parts[p.node].points) for p in seen}
         with self.articulations_at(fractions):
-            rel = infer_relations(clouds, movable, self.regions(graph), [], self.world.plan.room_at)
+            rel = infer_relations(clouds, movable, self.regions(graph), [], self.room_at)
         return Relations(rel.locations, {n: f > 0.5 for n, f in fractions.items()}, fractions)
 
     def close(self) -> None:
