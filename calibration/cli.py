@@ -171,7 +171,7 @@ def register(sub: Any) -> None:
     p.add_argument("--poses", required=True, metavar="FILE", help=POSES_HELP)
     p.add_argument("--intrinsics", required=True, metavar="YAML", help="ROS calibration YAML of the camera")
     p.add_argument("--mode", default="eye-in-hand", choices=("eye-in-hand", "eye-to-hand"))
-    p.add_argument("--method", default="park", choices=("tsai", "park", "horaud", "andreff", "daniilidis"))
+    p.add_argument("--method", default="park", choices=("tsai", "park", "horaud", "andreff", "daniilidis", "robot-world"))
     p.add_argument("--camera", default="camera", help="camera name in the rig")
     p.add_argument("--parent", default=None, help="frame of the mount (default: gripper for eye-in-hand, base otherwise)")
     p.add_argument("--frame-id", default=None)

@@ -7,6 +7,10 @@ board pose seen by the camera).
   Solves X = T_base_cam from inv(T_base_gripper_i) @ X @ T_cam_board_i = const
   (the same equation with the robot poses inverted).
 
+Methods: OpenCV's `calibrateHandEye` solvers (tsai, park, horaud, andreff, daniilidis) and
+`robot-world` (`calibrateRobotWorldHandEye`, Shah's method, which solves the mount and the fixed
+frame together).
+
 The residual is how much the "constant" board pose still moves across views after the solve: a
 calibration-free check of the result (a few mm / tenths of a degree on good data).
 """
@@ -23,7 +27,7 @@ from calibration.errors import CalibrationError, TooFewViews
 from calibration.transforms import invert, make_T, rotation_angle_deg
 
 HANDEYE_MODES = ("eye-in-hand", "eye-to-hand")
-HANDEYE_METHODS = ("tsai", "park", "horaud", "andreff", "daniilidis")
+HANDEYE_METHODS = ("tsai", "park", "horaud", "andreff", "daniilidis", "robot-world")
 MIN_POSES = 5
 MIN_ROTATION_SPREAD_DEG = 10.0  # robot rotations about fewer than two distinct axes leave X unobservable
 
@@ -74,10 +78,17 @@ def calibrate_hand_eye(T_base_gripper: Sequence[np.ndarray], T_cam_board: Sequen
                           f"{'gripper' if mode == 'eye-in-hand' else 'board'} about at least two axes by "
                           f">= {MIN_ROTATION_SPREAD_DEG:.0f} deg")
     cam = [np.asarray(T, dtype=float) for T in T_cam_board]
-    R, t = cv2.calibrateHandEye([T[:3, :3] for T in robot], [T[:3, 3] for T in robot],
-                                [T[:3, :3] for T in cam], [T[:3, 3] for T in cam],
-                                method=getattr(cv2, f"CALIB_HAND_EYE_{method.upper()}"))
-    X = make_T(R, t)
+    if method == "robot-world":
+        # AX = ZB form: world2cam = T_cam_board, base2gripper = inv(robot); returns gripper2cam = inv(X)
+        inv_robot = [invert(T) for T in robot]
+        _, _, R, t = cv2.calibrateRobotWorldHandEye([T[:3, :3] for T in cam], [T[:3, 3] for T in cam],
+                                                    [T[:3, :3] for T in inv_robot], [T[:3, 3] for T in inv_robot])
+        X = invert(make_T(R, t))
+    else:
+        R, t = cv2.calibrateHandEye([T[:3, :3] for T in robot], [T[:3, 3] for T in robot],
+                                    [T[:3, :3] for T in cam], [T[:3, 3] for T in cam],
+                                    method=getattr(cv2, f"CALIB_HAND_EYE_{method.upper()}"))
+        X = make_T(R, t)
     fixed = [g @ X @ c for g, c in zip(robot, cam, strict=True)]
     mean_t = np.mean([F[:3, 3] for F in fixed], axis=0)
     res_mm = 1000 * float(np.sqrt(np.mean([np.sum((F[:3, 3] - mean_t) ** 2) for F in fixed])))

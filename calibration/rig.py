@@ -91,6 +91,14 @@ class Rig:
             raise CalibrationFileError(f"no camera {name!r} in the rig; cameras: {', '.join(sorted(self.cameras)) or 'none'}")
         return self.cameras[name]
 
+    def placed(self, name: str, T_world_parent: np.ndarray) -> CameraModel:
+        """The camera's model posed in the world, given where its mount's parent frame is now
+        (the gripper's pose for an eye-in-hand camera, the base's for eye-to-hand)."""
+        rc = self.camera(name)
+        if rc.mount is None:
+            raise CalibrationFileError(f"camera {name!r} has no mount in the rig; run `robograph calibrate hand-eye`")
+        return rc.camera.with_pose(np.asarray(T_world_parent, dtype=float) @ rc.mount.T_parent_cam)
+
     def with_camera(self, cam: RigCamera) -> Rig:
         return Rig({**self.cameras, cam.name: cam})
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.handeye import calibrate_hand_eye
+from calibration.handeye import HANDEYE_METHODS, calibrate_hand_eye
 from calibration.intrinsics import calibrate_intrinsics
 from calibration.relations import Agreement, merge, table_markdown
 from calibration.sim_board import render_board_views
@@ -42,7 +42,13 @@ def board_figures(views: int, seed: int) -> dict[str, Any]:
         took = time.perf_counter() - t0
         dt, dr = pose_error(he.T, data.T_true)
         true, est = data.camera, res.camera
-        out[mode] = {"views": views, "used": len(res.used), "reprojection_rms_px": round(res.rms_px, 4),
+        methods = {}
+        for method in HANDEYE_METHODS:
+            other = calibrate_hand_eye([data.views[i].T_base_hand for i in res.used], list(res.T_cam_board),
+                                       mode=mode, method=method)
+            mt, mr = pose_error(other.T, data.T_true)
+            methods[method] = {"translation_mm": round(1000 * mt, 4), "rotation_deg": round(mr, 5)}
+        out[mode] = {"methods": methods, "views": views, "used": len(res.used), "reprojection_rms_px": round(res.rms_px, 4),
                      "fx_error_pct": round(100 * abs(est.fx - true.fx) / true.fx, 4),
                      "principal_point_error_px": round(float(np.hypot(est.cx - true.cx, est.cy - true.cy)), 4),
                      "translation_mm": round(1000 * dt, 4), "rotation_deg": round(dr, 5),

@@ -145,6 +145,15 @@ def test_rig_file_round_trip_and_each_entry_is_a_ros_yaml(tmp_path) -> None:
     assert np.allclose(Mount.from_dict(entry["mount"], "x").T_parent_cam, T, atol=1e-8)
     with pytest.raises(CalibrationFileError, match="cameras: wrist"):
         back.camera("head")
+    # placing the camera: a point seen by the placed camera is where the gripper pose says
+    T_world_gripper = make_T(rotvec_to_R([0.0, 0.5, 0.2]), [0.4, 0.1, 1.0])
+    placed = back.placed("wrist", T_world_gripper)
+    p_cam = np.array([0.02, -0.01, 0.5])
+    world = T_world_gripper @ T @ np.append(p_cam, 1.0)
+    assert np.allclose(placed.world_to_camera(world[None, :3])[0], p_cam)
+    bare = Rig({"head": RigCamera("head", cam, "head_optical_frame")})
+    with pytest.raises(CalibrationFileError, match="no mount"):
+        bare.placed("head", np.eye(4))
 
 
 def test_rig_file_errors_name_the_problem(tmp_path) -> None:

@@ -26,15 +26,16 @@ def _noisy(T: np.ndarray, rng: np.random.Generator, mm: float, deg: float) -> np
     return T @ make_T(rotvec_to_R(rng.normal(size=3) * np.radians(deg)), rng.normal(size=3) * mm / 1000)
 
 
+@pytest.mark.parametrize("method", ["park", "tsai", "robot-world"])
 @pytest.mark.parametrize("mode", ["eye-in-hand", "eye-to-hand"])
-def test_recovers_the_mount(mode: str) -> None:
+def test_recovers_the_mount(mode: str, method: str) -> None:
     grip = _poses(12, 0)
     if mode == "eye-in-hand":  # board fixed in the base frame: T_cam_board = inv(X) inv(G) B
         cam = [invert(X_TRUE) @ invert(G) @ BOARD_IN_BASE for G in grip]
     else:  # camera fixed (X = T_base_cam), board on the gripper at a fixed offset
         offset = make_T(rotvec_to_R([0.0, 0.3, 0.0]), [0.0, 0.0, 0.1])
         cam = [invert(X_TRUE) @ G @ offset for G in grip]
-    res = calibrate_hand_eye(grip, cam, mode=mode)
+    res = calibrate_hand_eye(grip, cam, mode=mode, method=method)
     dt, dr = pose_error(res.T, X_TRUE)
     assert dt < 1e-6 and dr < 1e-5
     assert res.residual_mm < 1e-3 and res.views == 12
