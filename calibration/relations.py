@@ -88,11 +88,17 @@ def locate(cloud: ObjectCloud, regions: Sequence[SupportRegion], room_at: Callab
     return (IN_ROOM, room) if room is not None else None
 
 
+def openings(parts: Sequence[PartModel], part_clouds: Mapping[str, ObjectCloud]) -> dict[str, float]:
+    """Opening fraction of every part with a cloud (keyed by the part's node)."""
+    return {p.node: p.open_fraction(part_clouds[p.node].points) for p in parts if p.node in part_clouds}
+
+
 def infer_relations(clouds: Mapping[str, ObjectCloud], movable: Sequence[str], regions: Sequence[SupportRegion],
-                    parts: Sequence[PartModel], room_at: Callable[[np.ndarray], str | None],
-                    part_clouds: Mapping[str, ObjectCloud] | None = None) -> Relations:
-    """Relations of every movable object with a cloud and every part with a cloud (`part_clouds`
-    keyed by part node, default: `clouds`). Objects without points are left out: unobserved."""
+                    room_at: Callable[[np.ndarray], str | None],
+                    fractions: Mapping[str, float] | None = None) -> Relations:
+    """Relations of every movable object with a cloud, and OPEN (fraction > 0.5, the reconcile's
+    rule) of every part in `fractions` (see `openings`). Objects without points are left out:
+    unobserved. Fit the parts first and pose the regions inside them at those openings."""
     locations: dict[str, Location] = {}
     for node in movable:
         cloud = clouds.get(node)
@@ -101,16 +107,8 @@ def infer_relations(clouds: Mapping[str, ObjectCloud], movable: Sequence[str], r
         loc = locate(cloud, regions, room_at, exclude=node)
         if loc is not None:
             locations[node] = loc
-    opened: dict[str, bool] = {}
-    fractions: dict[str, float] = {}
-    pc = clouds if part_clouds is None else part_clouds
-    for part in parts:
-        cloud = pc.get(part.node)
-        if cloud is None:
-            continue
-        fractions[part.node] = part.open_fraction(cloud.points)
-        opened[part.node] = fractions[part.node] > 0.5
-    return Relations(locations, opened, fractions)
+    fr = dict(fractions or {})
+    return Relations(locations, {n: f > 0.5 for n, f in fr.items()}, fr)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,8 +27,6 @@ BOARD_Z = 0.002  # plate half thickness (m); the texture is on its top face
 # top-left outer corner, x along the columns, y down the rows, z into the plate.
 _R_BODY_BOARD = np.diag([1.0, -1.0, -1.0])
 
-# A wrist camera mount like a Panda hand's: 6 cm off the flange axis, looking along the hand's z
-# (the approach direction), tilted 12 degrees inwards and rolled 5 degrees.
 def _rot(axis: str, deg: float) -> np.ndarray:
     c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
     return {"x": np.array([[1, 0, 0], [0, c, -s], [0, s, c]]),
@@ -36,8 +34,10 @@ def _rot(axis: str, deg: float) -> np.ndarray:
             "z": np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])}[axis]
 
 
+# A wrist camera mount like a Panda hand's: 6 cm off the flange axis, looking along the hand's z
+# (the approach direction), tilted 12 degrees inwards and rolled 5 degrees.
 TRUE_T_HAND_CAM = make_T(_rot("z", 5.0) @ _rot("x", -12.0), [0.012, 0.062, 0.045])  # OpenCV cam frame
-TRUE_T_HAND_BOARD = make_T(_R_BODY_BOARD @ _rot("z", 0.0), [0.0, 0.0, 0.10])  # board on the hand (eye-to-hand)
+TRUE_T_HAND_BOARD = make_T(_R_BODY_BOARD, [0.0, 0.0, 0.10])  # board 10 cm along the hand's z (eye-to-hand)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

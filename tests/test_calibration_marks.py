@@ -10,7 +10,16 @@ from calibration.camera import CameraModel
 from calibration.cloud import ObjectCloud, RGBDView, fuse, o3d_cloud, view_points
 from calibration.errors import CalibrationError
 from calibration.marks import Box, marks_for, project_box, set_of_marks
-from calibration.relations import IN_ROOM, INSIDE, ON, Relations, compare, infer_relations, table_markdown
+from calibration.relations import (
+    IN_ROOM,
+    INSIDE,
+    ON,
+    Relations,
+    compare,
+    infer_relations,
+    openings,
+    table_markdown,
+)
 from calibration.transforms import make_T
 
 # a camera 2 m above the origin looking straight down (OpenCV: z forward = world -z)
@@ -112,6 +121,14 @@ class _Shelf:
         return float(c[2] - hz - self.z) if self._over(c) else None
 
 
+class _Lid:
+    node = "drawer"
+
+    def open_fraction(self, points: np.ndarray) -> float:
+        assert len(points) == 2
+        return 0.7
+
+
 def _cloud(lo: list[float], hi: list[float]) -> ObjectCloud:
     return ObjectCloud(np.array([lo, hi]), np.array(lo), np.array(hi))
 
@@ -124,7 +141,9 @@ def test_relations_from_clouds_and_the_confusion_table() -> None:
         "book": _cloud([-0.05, -0.05, 0.58], [0.05, 0.05, 0.62]),  # bottom hidden: highest floor below
         "ball": _cloud([1.0, 1.0, 0.0], [1.1, 1.1, 0.1]),  # on the floor of the room
     }
-    rel = infer_relations(clouds, ["apple", "cup", "book", "ball", "pen"], regions, [], lambda c: "kitchen")
+    rel = infer_relations(clouds, ["apple", "cup", "book", "ball", "pen"], regions, lambda c: "kitchen",
+                          openings([_Lid()], {"drawer": _cloud([0, 0, 0], [1, 1, 1])}))
+    assert rel.open == {"drawer": True} and rel.open_fraction == {"drawer": 0.7}
     assert rel.locations == {"apple": (INSIDE, "bin"), "cup": (ON, "table"), "book": (ON, "table"),
                              "ball": (IN_ROOM, "kitchen")}
     truth = {"apple": (INSIDE, "bin"), "cup": (ON, "table"), "book": (ON, "shelf"), "pen": (ON, "table"),

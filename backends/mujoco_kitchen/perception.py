@@ -27,7 +27,7 @@ from backends.mujoco_kitchen.sense import node_bodies, read
 from backends.mujoco_kitchen.world import World
 from calibration.camera import CameraModel
 from calibration.cloud import RGBDView, fuse
-from calibration.relations import Agreement, Relations, compare, infer_relations
+from calibration.relations import Agreement, Relations, compare, infer_relations, openings
 from calibration.transforms import make_T, rotvec_to_R
 from robograph.graph import FURNITURE, ROOM, SceneGraph
 from robograph.rewrite import DETACHED, HELD
@@ -238,11 +238,9 @@ class Perception:
         parts = {p.node: clouds[PART_PREFIX + p.node] for p in self.parts if PART_PREFIX + p.node in clouds}
         movable = [n for n in self.movable if graph.nodes.get(n) is not None
                    and graph.nodes[n].kind not in (FURNITURE, ROOM)]
-        seen = [p for p in self.parts if p.node in parts]
-        fractions = {p.node: p.open_fraction(parts[p.node].points) for p in seen}
+        fractions = openings(self.parts, parts)
         with self.articulations_at(fractions):
-            rel = infer_relations(clouds, movable, self.regions(graph), [], self.room_at)
-        return Relations(rel.locations, {n: f > 0.5 for n, f in fractions.items()}, fractions)
+            return infer_relations(clouds, movable, self.regions(graph), self.room_at, fractions)
 
     def close(self) -> None:
         self.renderer.close()
