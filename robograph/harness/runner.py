@@ -264,6 +264,8 @@ def run(spec: RunSpec) -> RunSummary:
             bar.update(1)
     except KeyboardInterrupt:
         results.close()
+        # the interrupt may land between a write and its count: the log is the truth
+        summary.completed = len(recover_log(run_dir / LOG) - done)
         summary.seconds = time.perf_counter() - start
         _write_timing(run_dir, summary, spec.durable, interrupted=True)
         raise RunInterrupted(summary, spec.out) from None
