@@ -18,7 +18,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 
 PR_SET_PDEATHSIG = 1  # from <linux/prctl.h>
 PARENT_POLL_S = 0.5
@@ -52,9 +54,20 @@ def init_worker(parent: int) -> None:
     threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
 
 
-def worker_pool(max_workers: int) -> ProcessPoolExecutor:
-    """A process pool whose workers exit when this process dies (see the module docstring)."""
-    return ProcessPoolExecutor(max_workers=max_workers, initializer=init_worker, initargs=(os.getpid(),))
+@contextmanager
+def worker_pool(max_workers: int) -> Iterator[ProcessPoolExecutor]:
+    """A process pool whose workers exit when this process dies (see the module docstring).
+
+    Leaving the block normally waits for the submitted work; leaving it by an exception (Ctrl-C,
+    a closed generator) stops the pool at once (`stop_pool`) instead of finishing queued work
+    that nobody will collect."""
+    pool = ProcessPoolExecutor(max_workers=max_workers, initializer=init_worker, initargs=(os.getpid(),))
+    try:
+        yield pool
+    except BaseException:
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 def stop_pool(pool: ProcessPoolExecutor) -> None:

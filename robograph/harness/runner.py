@@ -39,7 +39,7 @@ from robograph.harness.store import (
     recover_log,
     write_results,
 )
-from robograph.pool import stop_pool, worker_pool
+from robograph.pool import worker_pool
 from robograph.registry import make_backend
 
 EXECUTORS = ("local", "ray")
@@ -195,8 +195,7 @@ def _local(jobs: Sequence[Job], workers: int) -> Generator[JobResult, None, None
         for job in jobs:
             yield run_job(job)
         return
-    pool = worker_pool(workers)
-    try:
+    with worker_pool(workers) as pool:  # Ctrl-C or a closed generator stops the workers at once
         todo = iter(jobs)
         running: set[Future[JobResult]] = set()
         # keep a bounded window in flight so a kill loses little and memory stays flat
@@ -211,10 +210,6 @@ def _local(jobs: Sequence[Job], workers: int) -> Generator[JobResult, None, None
                 nxt = next(todo, None)
                 if nxt is not None:
                     running.add(pool.submit(run_job, nxt))
-    except BaseException:  # Ctrl-C, or the consumer closed us: do not wait for running rollouts
-        stop_pool(pool)
-        raise
-    pool.shutdown(wait=True)
 
 
 def _ray(jobs: Sequence[Job], workers: int) -> Generator[JobResult, None, None]:
