@@ -6,7 +6,10 @@ all-or-nothing: a kill can only leave a torn *tail*, which `recover_log` trims b
 the last complete rollout record before a run resumes. Infrastructure errors go to a separate
 file and never mark a rollout done. When a run completes, `write_results` writes the canonical
 results file (rollouts sorted by key, deterministic bytes), so an interrupted-and-resumed run
-and an uninterrupted one give the same file.
+and an uninterrupted one give the same file. The run file (`run.json`) records the configuration,
+a digest of the instance set and seeds, and every planned rollout key: the runner refuses to
+resume into a different experiment, and `report` counts what is missing against it. Whole-file
+writes (run, timing, results) go through `robograph.fileio.write_text_atomic`.
 """
 
 from __future__ import annotations
