@@ -108,7 +108,7 @@ def _cmd_hand_eye(args: argparse.Namespace) -> int:
 
 
 def _cmd_board(args: argparse.Namespace) -> int:
-    from robograph.png import write_png
+    from robograph.render_cmd import write_png
 
     board = _board(args)
     write_png(args.out, board.texture(px_per_square=args.px_per_square))
@@ -124,7 +124,7 @@ def _cmd_render(args: argparse.Namespace) -> int:
 
     from calibration.rig import Mount, Rig, RigCamera
     from calibration.sim_board import render_board_views
-    from robograph.png import write_png
+    from robograph.render_cmd import write_png
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

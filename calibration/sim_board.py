@@ -20,18 +20,17 @@ from calibration.camera import CameraModel, convert_pose
 from calibration.deps import cv2_module, mujoco_module
 from calibration.errors import CalibrationError
 from calibration.handeye import HANDEYE_MODES
-from calibration.transforms import R_to_quat_xyzw, invert, make_T
+from calibration.transforms import invert, make_T
+from robograph.rotations import quat_from_mat, rot_x, rot_y, rot_z
 
 BOARD_Z = 0.002  # plate half thickness (m); the texture is on its top face
 # The plate's body frame has z up out of the printed face; OpenCV's board frame has its origin at the
 # top-left outer corner, x along the columns, y down the rows, z into the plate.
 _R_BODY_BOARD = np.diag([1.0, -1.0, -1.0])
 
+
 def _rot(axis: str, deg: float) -> np.ndarray:
-    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
-    return {"x": np.array([[1, 0, 0], [0, c, -s], [0, s, c]]),
-            "y": np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]]),
-            "z": np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])}[axis]
+    return {"x": rot_x, "y": rot_y, "z": rot_z}[axis](math.radians(deg))
 
 
 # A wrist camera mount like a Panda hand's: 6 cm off the flange axis, looking along the hand's z
@@ -56,11 +55,6 @@ class BoardViews:
     board: BoardSpec
 
 
-def _mat_to_quat_wxyz(R: np.ndarray) -> np.ndarray:
-    x, y, z, w = R_to_quat_xyzw(R)
-    return np.array([w, x, y, z])
-
-
 def _look_at(eye: np.ndarray, target: np.ndarray, roll_deg: float) -> np.ndarray:
     """T_world_cam (OpenCV) at `eye` looking at `target`, rolled about the optical axis."""
     z = target - eye
@@ -78,19 +72,19 @@ def _scene_xml(board: BoardSpec, size_m: tuple[float, float], mode: str, fovy: f
     plate = (f'<geom type="box" size="{hx} {hy} {BOARD_Z}" material="board"/>')
     if mode == "eye-in-hand":
         T_mj = convert_pose(TRUE_T_HAND_CAM, "opencv", "mujoco")
-        q = _mat_to_quat_wxyz(T_mj[:3, :3])
+        q = quat_from_mat(T_mj[:3, :3])
         hand_children = (f'<camera name="cam" pos="{" ".join(map(str, T_mj[:3, 3]))}" '
                          f'quat="{" ".join(map(str, q))}" fovy="{fovy}"/>')
         fixed_board = f'<body name="board" pos="0 0 {BOARD_Z}">{plate}</body>'
         world_cam = ""
     else:
         T_hb = TRUE_T_HAND_BOARD @ invert(make_T(_R_BODY_BOARD, [-hx, hy, 0.0]))  # hand <- plate body
-        q = _mat_to_quat_wxyz(T_hb[:3, :3])
+        q = quat_from_mat(T_hb[:3, :3])
         hand_children = (f'<body name="board" pos="{" ".join(map(str, T_hb[:3, 3] - T_hb[:3, :3] @ [0, 0, BOARD_Z]))}" '
                          f'quat="{" ".join(map(str, q))}">{plate}</body>')
         fixed_board = ""
         T_mj = convert_pose(T_world_cam_fixed, "opencv", "mujoco")
-        q = _mat_to_quat_wxyz(T_mj[:3, :3])
+        q = quat_from_mat(T_mj[:3, :3])
         world_cam = (f'<camera name="cam" pos="{" ".join(map(str, T_mj[:3, 3]))}" '
                      f'quat="{" ".join(map(str, q))}" fovy="{fovy}"/>')
     return f"""<mujoco model="calibration_board">
@@ -162,7 +156,7 @@ def render_board_views(n_views: int, *, mode: str = "eye-in-hand", board: BoardS
                     T_world_board[:3, 3] += np.array([0.0, 0.0, -2.0])
                 T_world_hand = T_world_board @ invert(TRUE_T_HAND_BOARD)
             data.mocap_pos[0] = T_world_hand[:3, 3]
-            data.mocap_quat[0] = _mat_to_quat_wxyz(T_world_hand[:3, :3])
+            data.mocap_quat[0] = quat_from_mat(T_world_hand[:3, :3])
             mj.mj_forward(model, data)
             renderer.update_scene(data, camera="cam")
             img = renderer.render().copy()

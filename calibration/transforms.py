@@ -1,11 +1,14 @@
 """Rigid transforms as 4x4 numpy arrays, named `T_a_b` (maps points from frame b into frame a).
-Pure numpy so the rig file and the error figures need no OpenCV."""
+Pure numpy so the rig file and the error figures need no OpenCV; quaternion arithmetic is
+`robograph.rotations` (MuJoCo's w-first order), re-ordered here for ROS's x, y, z, w."""
 
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from robograph.rotations import mat_from_quat, quat_from_mat
 
 
 def make_T(R: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -44,27 +47,12 @@ def pose_error(T_est: np.ndarray, T_true: np.ndarray) -> tuple[float, float]:
 
 
 def R_to_quat_xyzw(R: np.ndarray) -> np.ndarray:
-    """Rotation matrix -> unit quaternion (x, y, z, w) with w >= 0 (ROS / tf2 order)."""
-    m = np.asarray(R, dtype=float)
-    tr = np.trace(m)
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        q = [(m[2, 1] - m[1, 2]) / s, (m[0, 2] - m[2, 0]) / s, (m[1, 0] - m[0, 1]) / s, 0.25 * s]
-    else:
-        i = int(np.argmax(np.diag(m)))
-        j, k = (i + 1) % 3, (i + 2) % 3
-        s = math.sqrt(1.0 + m[i, i] - m[j, j] - m[k, k]) * 2
-        q = [0.0, 0.0, 0.0, (m[k, j] - m[j, k]) / s]
-        q[i] = 0.25 * s
-        q[j] = (m[j, i] + m[i, j]) / s
-        q[k] = (m[k, i] + m[i, k]) / s
-    out = np.array(q)
-    out /= np.linalg.norm(out)
-    return -out if out[3] < 0 else out
+    """Rotation matrix -> unit quaternion in ROS / tf2 order (x, y, z, w), w >= 0."""
+    w, x, y, z = quat_from_mat(R)
+    return np.array([x, y, z, w])
 
 
 def quat_xyzw_to_R(q: np.ndarray) -> np.ndarray:
+    """ROS / tf2 quaternion (x, y, z, w), normalised here -> rotation matrix."""
     x, y, z, w = np.asarray(q, dtype=float) / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return mat_from_quat([w, x, y, z])

@@ -112,9 +112,6 @@ def _axes(ax: Any, T: np.ndarray, labels: tuple[str, str, str], scale: float = 0
 
 def frames_figure(path: str) -> None:
     """The same camera (looking along world +x) in each convention, and the hand-eye chain."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from calibration.camera import convert_pose
@@ -183,7 +180,7 @@ def example_images(directory: str) -> list[str]:
     from backends.mujoco_kitchen.sense import half_of, node_bodies
     from backends.mujoco_kitchen.world import World
     from calibration.marks import Box, set_of_marks
-    from robograph.png import write_png
+    from robograph.render_cmd import write_png
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
