@@ -1,0 +1,223 @@
+"""The SAPIEN scene of one tabletop layout: table and bodies, two Pandas, head and wrist cameras.
+
+Containers are open boxes (floor and four walls); drawers are open boxes on a prismatic joint
+that slides toward the robot (-x); lids, book covers and doors are panels on a revolute hinge.
+Furniture is fixed; objects are dynamic. Every camera takes one picture at creation (deleting a
+scene in which only some cameras rendered crashes SAPIEN 3.0.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from backends.sapien_tabletop.deps import _mesa_cache, panda_urdf, require_vulkan, sapien_module
+from backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout, Placement
+from calibration.camera import CameraModel
+from robograph.graph import FURNITURE, SceneGraph
+
+WIDTH, HEIGHT = 320, 240  # RoboTwin's D435 image size
+HEAD_FOVY = 60.0  # degrees
+WRIST_FOVY = 70.0
+HEAD_POSE = ((-0.95, 0.0, 1.55), 0.6)  # position (m), pitch down (rad) looking along +x
+ARM_BASES = {"left": (-0.75, 0.35), "right": (-0.75, -0.35)}  # x, y of each Panda on the table's front
+READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
+TIMESTEP = 1 / 500
+HANDS = ("left", "right")
+
+
+def _quat_pitch(pitch: float) -> list[float]:
+    return [float(np.cos(pitch / 2)), 0.0, float(np.sin(pitch / 2)), 0.0]
+
+
+@dataclass
+class World:
+    """A built scene. `entity_node` maps SAPIEN's per-scene entity id to the graph node it belongs to."""
+
+    scene: Any
+    layout: Layout
+    robots: dict[str, Any]
+    cameras: dict[str, Any]
+    joints: dict[str, tuple[Any, float, float]] = field(default_factory=dict)  # node -> (articulation, closed, open)
+    bodies: dict[str, Any] = field(default_factory=dict)
+    entity_node: dict[int, str] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, graph: SceneGraph, layout: Layout) -> World:
+        require_vulkan()
+        _mesa_cache()
+        sapien = sapien_module()
+        scene = sapien.Scene()
+        scene.set_timestep(TIMESTEP)
+        scene.set_ambient_light([0.55, 0.55, 0.55])
+        scene.add_directional_light([0.3, 0.2, -1.0], [0.6, 0.6, 0.6], shadow=False)
+        scene.add_ground(0.0)
+        world = cls(scene, layout, {}, {})
+        open_state = {n: bool(graph.attr(n, "open", False)) for n in layout.placements}
+        for pl in layout.placements.values():
+            world._add_body(pl, graph.nodes[pl.node].kind == FURNITURE, open_state[pl.node])
+        world._add_robots()
+        world._add_cameras()
+        for cam in world.cameras.values():
+            scene.update_render()
+            cam.take_picture()
+        return world
+
+    # bodies ---------------------------------------------------------------------------------------
+    def _material(self, rgba: tuple[float, ...]) -> Any:
+        sapien = sapien_module()
+        return sapien.render.RenderMaterial(base_color=list(rgba))
+
+    def _box(self, builder: Any, centre: tuple[float, float, float], half: tuple[float, float, float],
+             rgba: tuple[float, ...], physx: Any) -> None:
+        sapien = sapien_module()
+        pose = sapien.Pose(list(centre))
+        builder.add_box_collision(pose, half_size=list(half), material=physx)
+        builder.add_box_visual(pose, half_size=list(half), material=self._material(rgba))
+
+    def _shell(self, builder: Any, size: tuple[float, float, float], rgba: tuple[float, ...], physx: Any,
+               top: bool = False) -> None:
+        """An open box centred on the builder's origin: floor and four walls (and a top when asked)."""
+        hx, hy, hz = (s / 2 for s in size)
+        w = WALL / 2
+        self._box(builder, (0, 0, -hz + w), (hx, hy, w), rgba, physx)
+        self._box(builder, (hx - w, 0, 0), (w, hy, hz), rgba, physx)
+        self._box(builder, (-hx + w, 0, 0), (w, hy, hz), rgba, physx)
+        self._box(builder, (0, hy - w, 0), (hx, w, hz), rgba, physx)
+        self._box(builder, (0, -hy + w, 0), (hx, w, hz), rgba, physx)
+        if top:
+            self._box(builder, (0, 0, hz - w), (hx, hy, w), rgba, physx)
+
+    def _add_body(self, pl: Placement, fixed: bool, is_open: bool) -> None:
+        sapien = sapien_module()
+        physx = sapien.physx.PhysxMaterial(1.0, 1.0, 0.0)
+        art = pl.app.articulation
+        if art not in ARTICULATED:
+            self._add_actor(pl, fixed, physx)
+            return
+        self._add_articulated(pl, fixed, is_open, physx)
+
+    def _add_actor(self, pl: Placement, fixed: bool, physx: Any) -> None:
+        sapien = sapien_module()
+        b = self.scene.create_actor_builder()
+        hx, hy, hz = (s / 2 for s in pl.size)
+        if pl.container:
+            self._shell(b, pl.size, pl.app.rgba, physx)
+        elif pl.app.geometry in ("cylinder", "capsule", "sphere") and not fixed:
+            r = min(hx, hy)
+            q = sapien.Pose([0, 0, 0], [0.7071068, 0, 0.7071068, 0])
+            b.add_cylinder_collision(q, radius=r, half_length=hz, material=physx)
+            b.add_cylinder_visual(q, radius=r, half_length=hz, material=self._material(pl.app.rgba))
+        else:
+            self._box(b, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx)
+        b.set_physx_body_type("static" if fixed else "dynamic")
+        b.set_initial_pose(sapien.Pose(list(pl.centre)))
+        actor = b.build(name=pl.node)
+        self.bodies[pl.node] = actor
+        self.entity_node[actor.per_scene_id] = pl.node
+
+    def _add_articulated(self, pl: Placement, fixed: bool, is_open: bool, physx: Any) -> None:
+        """Drawer: a fixed (invisible-size) root and an open-box link sliding along -x. Lid-like: the
+        open box as root and a panel hinged at its back top edge (a door: at its side edge)."""
+        sapien = sapien_module()
+        ab = self.scene.create_articulation_builder()
+        root = ab.create_link_builder()
+        root.set_name(f"{pl.node}_base")
+        hx, hy, hz = (s / 2 for s in pl.size)
+        art = pl.app.articulation
+        child = ab.create_link_builder(root)
+        child.set_name(pl.node)
+        if art == "drawer":
+            self._box(root, (hx - WALL / 2, 0, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)  # back stop
+            self._shell(child, pl.size, pl.app.rgba, physx)
+            travel = 0.8 * pl.size[0]
+            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.015, 0.01), (0.2, 0.2, 0.2, 1), physx)  # handle
+            child.set_joint_name(f"{pl.node}_slide")
+            # prismatic axis = joint frame x; a frame turned 180 deg about z slides toward -x
+            flip = [0.0, 0.0, 0.0, 1.0]
+            child.set_joint_properties("prismatic", [[0.0, travel]], sapien.Pose([0, 0, 0], flip),
+                                       sapien.Pose([0, 0, 0], flip))
+            closed, opened = 0.0, travel
+        else:
+            self._shell(root, pl.size, pl.app.rgba, physx)
+            if art == "hinged_door":  # panel over the front face, hinge on its -y edge, vertical axis
+                self._box(child, (0, hy, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)
+                hinge = sapien.Pose([-hx - WALL, -hy, 0], [0.7071068, 0, -0.7071068, 0])  # x -> z
+                closed, opened = 0.0, 1.6
+            else:  # lid / book cover: panel on top, hinge along y at the back top edge
+                self._box(child, (-hx, 0, 0), (hx, hy, WALL / 2), pl.app.rgba, physx)
+                hinge = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # x -> y
+                closed, opened = 0.0, 1.6
+            child.set_joint_name(f"{pl.node}_hinge")
+            child.set_joint_properties("revolute", [[-0.1, 2.0]], hinge,
+                                       hinge)
+        ab.set_initial_pose(sapien.Pose(list(pl.centre)))
+        articulation = ab.build(fix_root_link=fixed)
+        articulation.set_name(pl.node)
+        articulation.set_qpos(np.array([opened if is_open else closed]))
+        self.joints[pl.node] = (articulation, closed, opened)
+        self.bodies[pl.node] = articulation
+        for link in articulation.get_links():
+            self.entity_node[link.entity.per_scene_id] = pl.node
+
+    # robot and cameras ---------------------------------------------------------------------------
+    def _add_robots(self) -> None:
+        sapien = sapien_module()
+        table = self.layout.placements[self.layout.table]
+        top = table.size[2]
+        for hand, (x, y) in ARM_BASES.items():
+            loader = self.scene.create_urdf_loader()
+            loader.fix_root_link = True
+            robot = loader.load(str(panda_urdf()))
+            robot.set_name(f"{hand}_panda")
+            robot.set_root_pose(sapien.Pose([x, y, top], [1, 0, 0, 0]))
+            robot.set_qpos(np.array(READY_QPOS))
+            for joint in robot.get_active_joints():
+                joint.set_drive_property(1e4, 1e3, 500)
+            for j, q in zip(robot.get_active_joints(), READY_QPOS, strict=True):
+                j.set_drive_target(q)
+            self.robots[hand] = robot
+
+    def _add_cameras(self) -> None:
+        sapien = sapien_module()
+        (pos, pitch) = HEAD_POSE
+        head = self.scene.add_camera("head", WIDTH, HEIGHT, np.radians(HEAD_FOVY), 0.05, 10.0)
+        head.entity.set_pose(sapien.Pose(list(pos), _quat_pitch(pitch)))
+        self.cameras["head"] = head
+        for hand, robot in self.robots.items():
+            link = next(lk for lk in robot.get_links() if lk.name == "panda_hand")
+            # look down the fingers: camera x (forward) along the hand's z, mounted 5 cm behind the palm
+            mount = sapien.Pose([0.05, 0.0, 0.0], _quat_pitch(-np.pi / 2))
+            cam = self.scene.add_mounted_camera(hand, link.entity, mount, WIDTH, HEIGHT,
+                                                np.radians(WRIST_FOVY), 0.01, 10.0)
+            self.cameras[hand] = cam
+
+    def camera_model(self, name: str) -> CameraModel:
+        """The camera's model (intrinsics + pose, OpenCV convention) from SAPIEN's own pose."""
+        cam = self.cameras[name]
+        T = np.asarray(cam.entity.pose.to_transformation_matrix(), dtype=float)
+        return CameraModel.from_convention(WIDTH, HEIGHT, float(np.degrees(cam.fovy)), T[:3, 3], T[:3, :3], "sapien")
+
+    # rendering -----------------------------------------------------------------------------------
+    def render(self, names: list[str] | None = None) -> dict[str, np.ndarray]:
+        """RGB uint8 (H, W, 3) per camera."""
+        self.scene.update_render()
+        out = {}
+        for name in names or list(self.cameras):
+            cam = self.cameras[name]
+            cam.take_picture()
+            rgba = cam.get_picture("Color")
+            out[name] = (np.clip(rgba[..., :3], 0, 1) * 255).astype(np.uint8)
+        return out
+
+    def segmentation(self, name: str) -> np.ndarray:
+        """Per-pixel entity id (H, W) uint32 from the last picture of camera `name`."""
+        return np.asarray(self.cameras[name].get_picture("Segmentation")[..., 1])
+
+    def step(self, n: int = 1) -> None:
+        for robot in self.robots.values():
+            robot.set_qf(robot.compute_passive_force(gravity=True, coriolis_and_centrifugal=True))
+        for _ in range(n):
+            self.scene.step()
