@@ -11,16 +11,17 @@ catalog (`assets/objects.yaml`); a category the catalog does not list is refused
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
-from backends.mujoco_kitchen.packing import Unit, column, pack_rows, single
+from backends.mujoco_kitchen.packing import Unit, column, pack_extent, pack_rows, single
 from backends.sapien_tabletop.errors import UnsupportedScene
 from robograph.graph import CONTAINER, FURNITURE, INSIDE, OBJECT, OCCLUDES, ON, PART_OF, SURFACE, SceneGraph
 
 WALL = 0.01  # wall and floor thickness of containers (m)
 FRONT_MARGIN = 0.03  # first packed row behind a region's front edge (m)
 TIER_GAP = 0.01  # vertical clearance between stacked drawer tiers (m)
+CLEARANCE = 0.01  # a closed lid's gap above the tallest thing inside (m)
 FLOOR_GAP = 0.15  # between free-standing furniture beside the table, along -y (m)
 ARTICULATED = ("drawer", "lid", "book_cover", "hinged_door")
 
@@ -36,6 +37,7 @@ class Placement:
     parent: str | None
     rel: str | None
     container: bool  # built as an open box (walls and floor) rather than a solid
+    cabinet: bool = False  # holds stacked drawer tiers: a case open at the front (-x)
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +108,14 @@ def solve(graph: SceneGraph) -> Layout:
     wholes = assembly_wholes(graph)
     apps = {n: appearance(graph.nodes[n]) for n in graph.nodes
             if graph.nodes[n].kind in (FURNITURE, OBJECT) and n not in wholes}
-    sizes = {n: _fitted_size(n, graph, kids, apps) for n in apps}
+    tx, ty, tz = apps[table].size
+    if tx > ty:  # the table's long side across the robot (y): its far edge stays within reach
+        apps[table] = replace(apps[table], size=(ty, tx, tz))
+    sizes = _fitted_sizes(graph, kids, apps)
     lay = Layout(table)
     tsize = sizes[table]
-    lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False)
+    lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False,
+                                      _holds_tiers(table, kids, apps))
     lay.regions[table] = Region((0.0, 0.0, tsize[2]), (tsize[0] / 2, tsize[1] / 2), 0.0)
     y = -tsize[1] / 2 - FLOOR_GAP
     for other in [table, *others]:
@@ -118,23 +124,53 @@ def solve(graph: SceneGraph) -> Layout:
             centre = (-tsize[0] / 2 + s[0] / 2, y - s[1] / 2, s[2] / 2)
             y -= s[1] + FLOOR_GAP
             container = _is_container(graph, other, apps[other])
-            lay.placements[other] = Placement(other, centre, s, apps[other], None, None, container)
+            lay.placements[other] = Placement(other, centre, s, apps[other], None, None, container,
+                                              _holds_tiers(other, kids, apps))
             lay.regions[other] = _region_of(lay.placements[other])
         _place_children(graph, other, kids, apps, sizes, lay)
     return lay
 
 
-def _fitted_size(node: str, graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
-                 apps: Mapping[str, Appearance]) -> tuple[float, float, float]:
-    """The catalog size, raised where a cabinet must hold its stacked drawer tiers."""
-    sx, sy, sz = apps[node].size
-    tiers = [c for c, rel in kids.get(node, []) if rel == INSIDE and apps[c].articulation == "drawer"]
-    if tiers:
-        tx = max(apps[t].size[0] for t in tiers)
-        ty = max(apps[t].size[1] for t in tiers)
-        th = sum(apps[t].size[2] + TIER_GAP for t in tiers)
-        sx, sy, sz = max(sx, tx + 2 * WALL), max(sy, ty + 2 * WALL), max(sz, th + 2 * WALL)
-    return (sx, sy, sz)
+def _holds_tiers(node: str, kids: Mapping[str, list[tuple[str, str]]], apps: Mapping[str, Appearance]) -> bool:
+    return any(rel == INSIDE and apps[c].articulation == "drawer" for c, rel in kids.get(node, []))
+
+
+def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
+                  apps: Mapping[str, Appearance]) -> dict[str, tuple[float, float, float]]:
+    """Catalog sizes, grown bottom-up where a node must hold what the graph puts in or on it:
+    a cabinet its stacked drawer tiers, a container or surface its packed children (a
+    container also as tall as its tallest child, so a lid closes over it)."""
+    sizes: dict[str, tuple[float, float, float]] = {}
+
+    def size(node: str) -> tuple[float, float, float]:
+        if node in sizes:
+            return sizes[node]
+        sx, sy, sz = apps[node].size
+        children = kids.get(node, [])
+        tiers = [c for c, rel in children if rel == INSIDE and apps[c].articulation == "drawer"]
+        rest = [c for c, _ in children if c not in tiers and c in apps]
+        for c in children:
+            if c[0] in apps:
+                size(c[0])
+        if tiers:
+            sx = max(sx, max(sizes[t][0] for t in tiers) + 2 * WALL)
+            sy = max(sy, max(sizes[t][1] for t in tiers) + 2 * WALL + 2 * TIER_GAP)
+            sz = max(sz, sum(sizes[t][2] + TIER_GAP for t in tiers) + 2 * WALL + TIER_GAP)
+        if rest:
+            walls = 2 * WALL if _is_container(graph, node, apps[node]) else 0.0
+            units = _units(graph, rest, sizes)
+            inner = max(sy - walls, max(u.width for u in units))
+            width, depth = pack_extent(units, inner)
+            sx = max(sx, depth + 2 * FRONT_MARGIN + walls)
+            sy = max(sy, width + walls)
+            if walls:
+                sz = max(sz, max(sizes[c][2] for c in rest) + WALL + CLEARANCE)
+        sizes[node] = (sx, sy, sz)
+        return sizes[node]
+
+    for node in sorted(apps):
+        size(node)
+    return sizes
 
 
 def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tuple[str, str]]],
@@ -146,12 +182,13 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     rest = [(c, rel) for c, rel in children if c not in tiers]
     if tiers:
         pc = lay.placements[parent]
-        z = pc.centre[2] - pc.size[2] / 2 + WALL
+        z = pc.centre[2] + pc.size[2] / 2 - WALL  # first tier at the top, the rest below it
         for t in tiers:
             s = sizes[t]
-            lay.placements[t] = Placement(t, (pc.centre[0], pc.centre[1], z + s[2] / 2), s, apps[t], parent,
+            z -= s[2] + TIER_GAP
+            x = pc.centre[0] + pc.size[0] / 2 - WALL - s[0] / 2  # against the back wall, front flush
+            lay.placements[t] = Placement(t, (x, pc.centre[1], z + s[2] / 2), s, apps[t], parent,
                                           INSIDE, True)
-            z += s[2] + TIER_GAP
     units = _units(graph, [c for c, _ in rest], sizes)
     cx, cy, floor = region.centre
     for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1],
@@ -159,7 +196,8 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
         s = sizes[p.node]
         rel = dict(rest)[p.node]
         lay.placements[p.node] = Placement(p.node, (p.x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,
-                                           _is_container(graph, p.node, apps[p.node]))
+                                           _is_container(graph, p.node, apps[p.node]),
+                                           _holds_tiers(p.node, kids, apps))
         if p.hides is not None:
             lay.blocking[p.node] = p.hides
     for c, _ in children:

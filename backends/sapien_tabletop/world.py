@@ -22,9 +22,12 @@ WIDTH, HEIGHT = 320, 240  # RoboTwin's D435 image size
 HEAD_FOVY = 60.0  # degrees
 WRIST_FOVY = 70.0
 HEAD_POSE = ((-0.95, 0.0, 1.55), 0.6)  # position (m), pitch down (rad) looking along +x
-ARM_BASES = {"left": (-0.75, 0.35), "right": (-0.75, -0.35)}  # x, y of each Panda on the table's front
+ARM_BASES = {"left": 0.35, "right": -0.35}  # y of each Panda's base
+ARM_SETBACK = 0.12  # base centre behind the table's front edge (-x), at table-top height (m)
 READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
 TIMESTEP = 1 / 500
+JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
+JOINT_DAMPING = 5.0
 HANDS = ("left", "right")
 
 
@@ -90,6 +93,16 @@ class World:
         if top:
             self._box(builder, (0, 0, hz - w), (hx, hy, w), rgba, physx)
 
+    def _case(self, builder: Any, size: tuple[float, float, float], rgba: tuple[float, ...], physx: Any) -> None:
+        """A cabinet for drawer tiers: floor, top, back and sides, open at the front (-x)."""
+        hx, hy, hz = (s / 2 for s in size)
+        w = WALL / 2
+        self._box(builder, (0, 0, -hz + w), (hx, hy, w), rgba, physx)
+        self._box(builder, (0, 0, hz - w), (hx, hy, w), rgba, physx)
+        self._box(builder, (hx - w, 0, 0), (w, hy, hz), rgba, physx)
+        self._box(builder, (0, hy - w, 0), (hx, w, hz), rgba, physx)
+        self._box(builder, (0, -hy + w, 0), (hx, w, hz), rgba, physx)
+
     def _add_body(self, pl: Placement, fixed: bool, is_open: bool) -> None:
         sapien = sapien_module()
         physx = sapien.physx.PhysxMaterial(1.0, 1.0, 0.0)
@@ -103,7 +116,9 @@ class World:
         sapien = sapien_module()
         b = self.scene.create_actor_builder()
         hx, hy, hz = (s / 2 for s in pl.size)
-        if pl.container:
+        if pl.cabinet:
+            self._case(b, pl.size, pl.app.rgba, physx)
+        elif pl.container:
             self._shell(b, pl.size, pl.app.rgba, physx)
         elif pl.app.geometry in ("cylinder", "capsule", "sphere") and not fixed:
             r = min(hx, hy)
@@ -129,30 +144,27 @@ class World:
         art = pl.app.articulation
         child = ab.create_link_builder(root)
         child.set_name(pl.node)
+        # shapes are given in the root's frame: the child's frame coincides with it when closed
         if art == "drawer":
-            self._box(root, (hx - WALL / 2, 0, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)  # back stop
             self._shell(child, pl.size, pl.app.rgba, physx)
+            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.03, 0.01), (0.2, 0.2, 0.2, 1), physx)  # handle
             travel = 0.8 * pl.size[0]
-            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.015, 0.01), (0.2, 0.2, 0.2, 1), physx)  # handle
+            # a joint moves along its frame's x: a frame turned 180 deg about z slides toward -x
+            joint = sapien.Pose([0, 0, 0], [0.0, 0.0, 0.0, 1.0])
             child.set_joint_name(f"{pl.node}_slide")
-            # prismatic axis = joint frame x; a frame turned 180 deg about z slides toward -x
-            flip = [0.0, 0.0, 0.0, 1.0]
-            child.set_joint_properties("prismatic", [[0.0, travel]], sapien.Pose([0, 0, 0], flip),
-                                       sapien.Pose([0, 0, 0], flip))
+            child.set_joint_properties("prismatic", [[0.0, travel]], joint, joint, JOINT_FRICTION, JOINT_DAMPING)
             closed, opened = 0.0, travel
         else:
             self._shell(root, pl.size, pl.app.rgba, physx)
-            if art == "hinged_door":  # panel over the front face, hinge on its -y edge, vertical axis
-                self._box(child, (0, hy, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)
-                hinge = sapien.Pose([-hx - WALL, -hy, 0], [0.7071068, 0, -0.7071068, 0])  # x -> z
-                closed, opened = 0.0, 1.6
-            else:  # lid / book cover: panel on top, hinge along y at the back top edge
-                self._box(child, (-hx, 0, 0), (hx, hy, WALL / 2), pl.app.rgba, physx)
-                hinge = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # x -> y
-                closed, opened = 0.0, 1.6
+            if art == "hinged_door":  # a panel over the open front, vertical hinge on its -y edge
+                self._box(child, (-hx - WALL / 2, 0, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)
+                joint = sapien.Pose([-hx - WALL / 2, -hy, 0], [0.7071068, 0, -0.7071068, 0])  # axis +z
+            else:  # lid / book cover: a panel on the rim, hinge along y at the back top edge
+                self._box(child, (0, 0, hz + WALL / 2), (hx, hy, WALL / 2), pl.app.rgba, physx)
+                joint = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # axis +y
+            closed, opened = 0.0, 1.6
             child.set_joint_name(f"{pl.node}_hinge")
-            child.set_joint_properties("revolute", [[-0.1, 2.0]], hinge,
-                                       hinge)
+            child.set_joint_properties("revolute", [[0.0, 1.9]], joint, joint, JOINT_FRICTION, JOINT_DAMPING)
         ab.set_initial_pose(sapien.Pose(list(pl.centre)))
         articulation = ab.build(fix_root_link=fixed)
         articulation.set_name(pl.node)
@@ -167,7 +179,8 @@ class World:
         sapien = sapien_module()
         table = self.layout.placements[self.layout.table]
         top = table.size[2]
-        for hand, (x, y) in ARM_BASES.items():
+        x = table.centre[0] - table.size[0] / 2 - ARM_SETBACK
+        for hand, y in ARM_BASES.items():
             loader = self.scene.create_urdf_loader()
             loader.fix_root_link = True
             robot = loader.load(str(panda_urdf()))
