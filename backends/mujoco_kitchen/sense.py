@@ -11,28 +11,16 @@ reads back as the same graph.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from backends.mujoco_kitchen.placement import contains, local, supports
 from backends.mujoco_kitchen.robot import HANDS, RobotNames
 from backends.mujoco_kitchen.world import World, assembly_pairs
+from backends.reading import ASIDE_DISTANCE, Location, Reading, is_open, rewrites_to
 from robograph.graph import FURNITURE, IN_ROOM, INSIDE, OCCLUDES, ON, ROBOT_ID, ROOM, SceneGraph
-from robograph.rewrite import DETACHED, HELD, AddEdge, MoveNode, Rewrite, SetAttr, apply_all
+from robograph.rewrite import DETACHED, HELD, apply_all
 
-OPEN_FRACTION = 0.5  # open when a joint has travelled more than half way
 PINCH_REACH = 0.15  # a body held by one finger has its centre this close to the grip point (m)
-ASIDE_DISTANCE = 0.04  # a blocker displaced this far from its blocking pose is moved aside (m)
-
-Location = tuple[str, str]  # (relation, target) with relation INSIDE/ON/IN_ROOM/HELD/DETACHED
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    locations: dict[str, Location]
-    attrs: dict[tuple[str, str], object]
-    robot_room: str | None
 
 
 def node_bodies(world: World) -> dict[str, str]:
@@ -197,7 +185,7 @@ def read(world: World, expected: SceneGraph, *, assisted_only: bool = False) -> 
             attrs[(whole, "assembled")] = whole in assembled
     for node in sorted(world.plan.articulations):
         if node in expected.nodes:
-            attrs[(node, "open")] = joint_fraction(world, node) > OPEN_FRACTION
+            attrs[(node, "open")] = is_open(joint_fraction(world, node))
     for node, button in sorted(world.plan.buttons.items()):
         if node in expected.nodes:
             attrs[(node, "pressed")] = world.qpos(button.joint) <= -button.depth / 2
@@ -220,34 +208,6 @@ def _location_ignoring_parts(world: World, part: str, expected: SceneGraph, exp:
     if exp is not None and region_holds(world, part, exp.rel, exp.dst, expected):  # type: ignore[attr-defined]
         return (exp.rel, exp.dst)  # type: ignore[attr-defined]
     return loc
-
-
-def rewrites_to(expected: SceneGraph, reading: Reading, before: SceneGraph | None = None) -> list[Rewrite]:
-    """Rewrites turning `expected` into the measured graph (empty when they agree)."""
-    out: list[Rewrite] = []
-    into_hands: list[Rewrite] = []
-    for node, (rel, dst) in sorted(reading.locations.items()):
-        hand = expected.hand_of(node)
-        edge = expected.location.get(node)
-        current: Location = (HELD, hand) if hand else ((edge.rel, edge.dst) if edge else (DETACHED, ""))
-        if current == (rel, dst):
-            continue
-        if rel == HELD:
-            if hand is not None:
-                out.append(MoveNode(node, DETACHED, ""))
-            into_hands.append(MoveNode(node, HELD, dst))
-        else:
-            out.append(MoveNode(node, rel, dst))
-            # an object the action failed to pick up keeps the occlusions it had
-            if before is not None and hand is not None and before.hand_of(node) is None:
-                out += [AddEdge(e) for e in before.edges_from(node, OCCLUDES) if e not in expected.edges]
-    out += into_hands
-    for (node, key), value in sorted(reading.attrs.items()):
-        if bool(expected.attr(node, key, False)) != bool(value):
-            out.append(SetAttr(node, key, value))
-    if reading.robot_room is not None and reading.robot_room != expected.robot_room():
-        out.append(SetAttr(ROBOT_ID, "room", reading.robot_room))
-    return out
 
 
 def reconcile(world: World, expected: SceneGraph, *, before: SceneGraph | None = None,

@@ -8,7 +8,7 @@ scene in which only some cameras rendered crashes SAPIEN 3.0.3).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -28,7 +28,24 @@ READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
 TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
 JOINT_DAMPING = 5.0
+DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
 HANDS = ("left", "right")
+
+
+def drawer_travel(size_x: float) -> float:
+    return DRAWER_TRAVEL * size_x
+
+
+def _drawer_shift(layout: Layout, node: str, open_state: dict[str, bool]) -> float:
+    """How far along x a body starts from its layout spot: what lies in an open drawer comes out
+    with it (the drawer's own link starts closed and is moved by its joint)."""
+    parent = layout.placements[node].parent
+    while parent is not None:
+        pl = layout.placements[parent]
+        if pl.app.articulation == "drawer" and open_state.get(parent):
+            return -drawer_travel(pl.size[0])
+        parent = pl.parent
+    return 0.0
 
 
 def _quat_pitch(pitch: float) -> list[float]:
@@ -46,6 +63,7 @@ class World:
     joints: dict[str, tuple[Any, float, float]] = field(default_factory=dict)  # node -> (articulation, closed, open)
     bodies: dict[str, Any] = field(default_factory=dict)
     entity_node: dict[int, str] = field(default_factory=dict)
+    hand_of_entity: dict[int, str] = field(default_factory=dict)  # finger link entity id -> hand
 
     @classmethod
     def build(cls, graph: SceneGraph, layout: Layout) -> World:
@@ -60,7 +78,9 @@ class World:
         world = cls(scene, layout, {}, {})
         open_state = {n: bool(graph.attr(n, "open", False)) for n in layout.placements}
         for pl in layout.placements.values():
-            world._add_body(pl, graph.nodes[pl.node].kind == FURNITURE, open_state[pl.node])
+            shift = _drawer_shift(layout, pl.node, open_state)
+            moved = replace(pl, centre=(pl.centre[0] + shift, pl.centre[1], pl.centre[2])) if shift else pl
+            world._add_body(moved, graph.nodes[pl.node].kind == FURNITURE, open_state[pl.node])
         world._add_robots()
         world._add_cameras()
         for cam in world.cameras.values():
@@ -148,7 +168,7 @@ class World:
         if art == "drawer":
             self._shell(child, pl.size, pl.app.rgba, physx)
             self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.03, 0.01), (0.2, 0.2, 0.2, 1), physx)  # handle
-            travel = 0.8 * pl.size[0]
+            travel = drawer_travel(pl.size[0])
             # a joint moves along its frame's x: a frame turned 180 deg about z slides toward -x
             joint = sapien.Pose([0, 0, 0], [0.0, 0.0, 0.0, 1.0])
             child.set_joint_name(f"{pl.node}_slide")
@@ -192,6 +212,8 @@ class World:
             for j, q in zip(robot.get_active_joints(), READY_QPOS, strict=True):
                 j.set_drive_target(q)
             self.robots[hand] = robot
+            for link in robot.get_links():
+                self.hand_of_entity[link.entity.per_scene_id] = hand
 
     def _add_cameras(self) -> None:
         sapien = sapien_module()

@@ -1,0 +1,172 @@
+"""World -> graph for the tabletop: measure every object's location and every joint, then let
+the shared `backends.reading` decide what that means (the same predicates as the MuJoCo backend).
+
+Measured: HELD by contact from both Panda fingers, INSIDE/ON by the object's centre in a
+region's floor frame (regions move with their bodies: a drawer's floor slides with it), `open`
+by joint travel, `assembled` by the two parts stacked and touching, `moved_aside` by a
+blocker's displacement from its blocking pose. The expected relation is tested first, so an
+unchanged world reads back as the same graph. Furniture locations are static structure and are
+taken from the graph.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from backends.reading import ASIDE_DISTANCE, Location, Reading, is_open, resting, rewrites_to, within
+from backends.sapien_tabletop.layout import Region
+from backends.sapien_tabletop.world import World
+from robograph.graph import INSIDE, OBJECT, OCCLUDES, ON, PART_OF, SceneGraph
+from robograph.rewrite import DETACHED, HELD, apply_all
+
+FINGERS = ("panda_leftfinger", "panda_rightfinger")
+ASSEMBLY_GAP = 0.01  # parts whose facing ends are this close (m), centred within it, are joined
+
+
+def _pose(body: object) -> np.ndarray:
+    """4x4 world pose of a body: an actor, or the moving link of an articulation (a drawer's
+    box, a lidded case's root)."""
+    if hasattr(body, "get_links"):
+        links = body.get_links()
+        link = links[-1] if _slides(body) else links[0]
+        return np.asarray(link.entity_pose.to_transformation_matrix())
+    return np.asarray(body.get_pose().to_transformation_matrix())
+
+
+def _slides(articulation: object) -> bool:
+    return any(j.type == "prismatic" for j in articulation.get_active_joints())
+
+
+def _floor_frame(world: World, node: str) -> tuple[np.ndarray, Region]:
+    """World pose of the region's floor frame and the region (half extents, wall height)."""
+    pl = world.layout.placements[node]
+    region = world.layout.regions[node]
+    T = _pose(world.bodies[node])
+    offset = np.asarray(region.centre) - np.asarray(pl.centre)  # floor centre relative to the body
+    F = T.copy()
+    F[:3, 3] = T[:3, :3] @ offset + T[:3, 3]
+    return F, region
+
+
+def _local(F: np.ndarray, point: np.ndarray) -> np.ndarray:
+    return F[:3, :3].T @ (np.asarray(point) - F[:3, 3])
+
+
+def position(world: World, node: str) -> np.ndarray:
+    return _pose(world.bodies[node])[:3, 3]
+
+
+def _region_holds(world: World, node: str, rel: str, dst: str) -> bool:
+    if dst not in world.layout.regions:
+        return False
+    F, region = _floor_frame(world, dst)
+    p = _local(F, position(world, node))
+    hz = world.layout.placements[node].size[2] / 2
+    walled = world.layout.placements[dst].container
+    if rel == INSIDE:
+        return walled and within(p, region.half, region.height, hz)
+    return not walled and resting(p, region.half, hz)
+
+
+def holding_hand(world: World, node: str) -> str | None:
+    """The hand whose two fingers both touch the node's body."""
+    body = world.bodies[node]
+    ids = {lk.entity.per_scene_id for lk in body.get_links()} if hasattr(body, "get_links") else {body.per_scene_id}
+    touched: dict[str, set[str]] = {}
+    for contact in world.scene.get_contacts():
+        a, b = (c.entity for c in contact.bodies)
+        for mine, other in ((a, b), (b, a)):
+            if mine.per_scene_id in ids and other.name in FINGERS:
+                hand = world.hand_of_entity.get(other.per_scene_id)
+                if hand is not None and any(p.separation < 1e-3 for p in contact.points):
+                    touched.setdefault(hand, set()).add(other.name)
+    return next((h for h, f in sorted(touched.items()) if len(f) == 2), None)
+
+
+def measure_location(world: World, node: str, expected: SceneGraph) -> Location:
+    hand = holding_hand(world, node)
+    if hand is not None:
+        return (HELD, hand)
+    # candidates exclude what the node itself holds (a book's own contents do not hold the book)
+    candidates = [c for c in world.layout.regions
+                  if c != node and c in expected.nodes and node not in _ancestors(world, c)]
+    inside = sorted((float(np.prod(world.layout.regions[c].half)) * world.layout.regions[c].height, c)
+                    for c in candidates if _region_holds(world, node, INSIDE, c))
+    exp = expected.location.get(node)
+    # within a container's walls is INSIDE it, even where its bottom is also near the floor under
+    # it, unless the expected support is itself in that container (a shelf in a fridge)
+    if exp is not None and _region_holds(world, node, exp.rel, exp.dst) and \
+            (exp.rel == INSIDE or all(c in _ancestors(world, exp.dst) for _, c in inside)):
+        return (exp.rel, exp.dst)
+    if inside:
+        return (INSIDE, inside[0][1])
+    on = sorted(c for c in candidates if _region_holds(world, node, ON, c))
+    return (ON, on[0]) if on else (DETACHED, "")
+
+
+def _ancestors(world: World, node: str) -> set[str]:
+    """The layout's chain of parents of a node (what it stands on or in, up to the table)."""
+    out: set[str] = set()
+    parent = world.layout.placements[node].parent if node in world.layout.placements else None
+    while parent is not None:
+        out.add(parent)
+        parent = world.layout.placements[parent].parent
+    return out
+
+
+def assembly_pairs(graph: SceneGraph) -> dict[str, tuple[str, str]]:
+    parts: dict[str, list[str]] = {}
+    for e in graph.edges_of(PART_OF):
+        parts.setdefault(e.dst, []).append(e.src)
+    return {w: (ps[0], ps[1]) for w, ps in sorted(parts.items()) if len(ps) == 2}
+
+
+def joined(world: World, a: str, b: str) -> bool:
+    """Two parts stacked end to end: centred on one another and touching (within ASSEMBLY_GAP)."""
+    pa, pb = position(world, a), position(world, b)
+    ha = world.layout.placements[a].size[2] / 2
+    hb = world.layout.placements[b].size[2] / 2
+    return bool(np.linalg.norm(pa[:2] - pb[:2]) < ASSEMBLY_GAP and abs(abs(pa[2] - pb[2]) - (ha + hb)) < ASSEMBLY_GAP)
+
+
+def joint_fraction(world: World, node: str) -> float:
+    articulation, closed, opened = world.joints[node]
+    return float((articulation.get_qpos()[-1] - closed) / (opened - closed))
+
+
+def read(world: World, expected: SceneGraph) -> Reading:
+    locations: dict[str, Location] = {}
+    attrs: dict[tuple[str, str], object] = {}
+    pairs = assembly_pairs(expected)
+    assembled = {w for w, (a, b) in pairs.items() if a in world.bodies and b in world.bodies and joined(world, a, b)}
+    part_of_assembled = {p for w in assembled for p in pairs[w]}
+    for node in sorted(world.bodies):
+        n = expected.nodes.get(node)
+        if n is None or n.kind != OBJECT:
+            continue
+        locations[node] = (DETACHED, "") if node in part_of_assembled else measure_location(world, node, expected)
+    for whole, (a, b) in pairs.items():
+        if whole in assembled:
+            low = min((a, b), key=lambda p: float(position(world, p)[2]))
+            held = [loc for loc in (measure_location(world, p, expected) for p in (a, b)) if loc[0] == HELD]
+            locations[whole] = held[0] if held else measure_location(world, low, expected)
+        if expected.attr(whole, "assembled") is not None or whole in assembled:
+            attrs[(whole, "assembled")] = whole in assembled
+    for node in sorted(world.joints):
+        if node in expected.nodes:
+            attrs[(node, "open")] = is_open(joint_fraction(world, node))
+    for blocker, _target in sorted(world.layout.blocking.items()):
+        if blocker not in expected.nodes or not expected.edges_from(blocker, OCCLUDES):
+            continue
+        if locations.get(blocker, ("", ""))[0] == HELD:
+            continue
+        start = np.asarray(world.layout.placements[blocker].centre[:2])
+        attrs[(blocker, "moved_aside")] = float(np.linalg.norm(position(world, blocker)[:2] - start)) > ASIDE_DISTANCE
+    return Reading(locations, attrs, None)
+
+
+def reconcile(world: World, expected: SceneGraph, *, before: SceneGraph | None = None) -> SceneGraph:
+    """The measured graph; `expected` itself (same object) when nothing differs."""
+    rewrites = rewrites_to(expected, read(world, expected), before)
+    return expected if not rewrites else apply_all(expected, rewrites)
+
