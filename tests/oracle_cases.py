@@ -100,6 +100,13 @@ def box_reopen(*, closed_goal: bool = True) -> TaskInstance:
     return s.instance(["INSIDE(pen, box)", *(["CLOSED(box)"] if closed_goal else [])])
 
 
+def held_into_closed() -> TaskInstance:
+    """The robot holds the pen that belongs in a closed box: open needs both hands free, so the
+    pen is set down first and grabbed again."""
+    s = Scene().surface("table").box("box").on("box", "table").item("pen").hold("pen")
+    return s.instance(["INSIDE(pen, box)"])
+
+
 def basket_run() -> TaskInstance:
     """Indoor: three items in the bedroom go into a basket in the kitchen that already holds the
     bread it should hold; carrying the basket means emptying it first, shuttling means walks."""
@@ -129,6 +136,7 @@ CASES = {
     "drawer_swap": (drawer_swap, None),
     "drawer_misplaced": (drawer_misplaced, 7),
     "box_reopen": (box_reopen, 6),
+    "held_into_closed": (held_into_closed, 4),
     "box_reopen_open_end": (lambda: box_reopen(closed_goal=False), 5),
     "basket_run": (basket_run, None),
     "demo": (demo, 18),

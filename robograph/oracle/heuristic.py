@@ -18,7 +18,8 @@ exceeds the plan length. docs/oracle.md gives the argument for each term:
   some action on b (move_aside, grab, open, close or press) must remove the occlusion.
 * a second grab and put of o when o must go INSIDE c and c, while open, hides o's spot (the
   Figure 3 drawers): see `_self_blocking`; likewise when o lies in a container that, while open,
-  hides o's target (an I4 relocation into the drawer above the right one): see `_hides_target`.
+  hides o's target (an I4 relocation into the drawer above the right one): see `_hides_target`;
+  likewise when o is held and must go INSIDE a closed c (open needs both hands free).
 * a reopen of c (and a second close if CLOSED(c) is a goal) when c is open now, something must still
   go INSIDE c, and c, while open, hides a node that must be touched before that item can be
   grabbed (an I5 blocker behind an open box the blocked item belongs in): see `_needs_reopen`.
@@ -220,7 +221,10 @@ def estimate(p: Problem, s: State, rooms: RoomDistances | None = None) -> int:
                 elif o not in held:
                     refill.append((o, t))
             if o in put and ((pred == "INSIDE" and o not in held and _self_blocking(p, s, locs, o, t))
+                             or (pred == "INSIDE" and o in held and openable[t] and not open_mask >> t & 1)
                              or _hides_target(p, s, locs, o, t, held)):
+                # (the middle case: o is held but t is closed, and open(t) needs both hands free,
+                # so o is set down elsewhere and grabbed again before it goes in)
                 twice += 1
         elif pred == "HELD":
             if assembly[a] and not assembled_mask >> a & 1:
