@@ -46,6 +46,13 @@ def _tabletop_roots(graph: SceneGraph) -> list[str]:
 
 
 def compute_view(graph: SceneGraph) -> View:
+    """The view of `graph`, computed once per graph object: the graph is immutable, and most steps
+    of a weak agent fail and leave it unchanged, so the runtime asks again for the same graph."""
+    view: View = graph.derived("view", _project)
+    return view
+
+
+def _project(graph: SceneGraph) -> View:
     occluded = graph.occluded()
     room = graph.robot_room()
     roots = [room] if room is not None else _tabletop_roots(graph)
