@@ -32,6 +32,7 @@ from robograph.harness.store import (
     recover_log,
     write_results,
 )
+from robograph.registry import backend_factory, check_options, parse_backend_opts
 
 EXECUTORS = ("local", "ray")
 
@@ -51,6 +52,7 @@ class RunSpec:
     limit: int | None = None
     seeds: int = 1
     agent_options: Mapping[str, Any] = field(default_factory=dict)
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
     durable: bool = True
     progress: bool = True
 
@@ -104,17 +106,18 @@ def plan_jobs(spec: RunSpec) -> list[Job]:
     if spec.limit is not None:
         files = files[: spec.limit]
     return [
-        Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options))
+        Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options), dict(spec.backend_options))
         for f in files
         for seed in range(spec.seeds)
     ]
 
 
 def _check_config(run: Path, spec: RunSpec) -> None:
-    mine = {"agent": spec.agent, "backend": spec.backend, "agent_options": public_options(spec.agent_options)}
+    mine = {"agent": spec.agent, "backend": spec.backend, "agent_options": public_options(spec.agent_options),
+            "backend_options": dict(spec.backend_options)}
     path = run / CONFIG
     if path.exists():
-        old = json.loads(path.read_text(encoding="utf-8"))
+        old = {"backend_options": {}, **json.loads(path.read_text(encoding="utf-8"))}  # runs from before the option
         theirs = {k: old.get(k) for k in mine}
         if theirs != mine:
             raise RunConfigError(
@@ -168,6 +171,8 @@ EXECUTOR_FUNCS: Mapping[str, Callable[[Sequence[Job], int], Iterable[JobResult]]
 
 
 def run(spec: RunSpec) -> RunSummary:
+    # an unknown backend or option fails here, once, not as one infrastructure error per rollout
+    check_options(spec.backend, backend_factory(spec.backend), spec.backend_options)
     run_dir = Path(spec.out)
     run_dir.mkdir(parents=True, exist_ok=True)
     _check_config(run_dir, spec)
@@ -220,6 +225,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--agent", default="explorer", choices=sorted(AGENTS))
     p.add_argument("--backend", default="symbolic")
+    p.add_argument("--backend-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="backend option, e.g. mode=assisted (repeatable; values are YAML scalars)")
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--executor", default="local", choices=EXECUTORS)
     p.add_argument("--limit", type=int, default=None, help="run only the first N instances")
@@ -240,6 +247,7 @@ def spec_from_args(args: argparse.Namespace, instances: str, out: str) -> RunSpe
         limit=args.limit,
         seeds=args.seeds,
         agent_options=parse_options(args.agent_opt),
+        backend_options=parse_backend_opts(getattr(args, "backend_opt", [])),
         progress=not args.no_progress,
     )
 
