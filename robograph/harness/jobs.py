@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from robograph.agents import AgentUnavailable, make_agent
-from robograph.backend import Backend
+from robograph.backend import Backend, InfoTotals
 from robograph.errors import BackendError
 from robograph.harness.rollout import run_rollout
 from robograph.harness.store import dumps
@@ -109,7 +109,9 @@ def run_job(job: Job) -> JobResult:
         return JobResult(job.key, error=_error(job, "crash", exc, traceback.format_exc()))
     base = {"key": job.key, "seed": job.seed, "agent": job.agent, **describe(inst)}
     lines = []
+    totals = InfoTotals()
     for state, reply in zip(outcome.trace.states, outcome.replies, strict=True):
+        totals.add(state.record.info)
         rec = state.record.to_json()
         rec.update(base)
         if state.parsed is not None:
@@ -117,7 +119,10 @@ def run_job(job: Job) -> JobResult:
         rec["tokens"] = [reply.prompt_tokens, reply.completion_tokens]
         lines.append(dumps(rec))
     lines.append(
-        dumps({**base, "type": "rollout", "backend": job.backend, "backend_options": dict(job.backend_options), "options": public_options(job.agent_options), "metrics": metrics})
+        dumps({**base, "type": "rollout", "backend": job.backend, "backend_options": dict(job.backend_options),
+               "options": public_options(job.agent_options), "metrics": metrics,
+               "execution": {"assists": totals.assist_count, "assists_per_kind": totals.assists,
+                             "retries": totals.retries}})
     )
     timing = outcome.timing
     return JobResult(
