@@ -70,3 +70,22 @@ def test_deadline_and_cancel_stop_a_motion_between_physics_steps():
         assert f.model.T_world_cam.shape == (4, 4)
     assert be.capabilities.cameras[0].model is not None
     be.close()
+
+
+@pytest.mark.slow
+def test_render_command_passes_backend_options(tmp_path, capsys):
+    import struct
+
+    from backends.mujoco_kitchen.samples import food_packing
+    from robograph.cli import main
+
+    path = tmp_path / "scene.json"
+    food_packing().save(path)
+    out = tmp_path / "views"
+    assert main(["render", str(path), "--out", str(out), "--backend-opt", "cameras=[head, left]",
+                 "--width", "160", "--height", "120"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["head.png", "left.png"]
+    width, height = struct.unpack(">II", (out / "head.png").read_bytes()[16:24])
+    assert (width, height) == (160, 120)
+    assert main(["render", str(path), "--out", str(out), "--backend-opt", "mode=turbo"]) == 2
+    assert "mode must be one of physics, assisted" in capsys.readouterr().err
