@@ -84,8 +84,8 @@ class MujocoKitchenBackend:
     @property
     def capabilities(self) -> Capabilities:
         """A simulator realizes every rewrite (teleport, spawn into spare bodies); camera models
-        are those of the current state once a world exists."""
-        cams = self._cams if self.world is not None else None
+        are those of the current state once a world exists (the head moves with the base)."""
+        cams = self.cameras_renderer() if self.world is not None else None
         specs = tuple(CameraSpec(c, self.width, self.height, cams.model_of(c) if cams is not None else None)
                       for c in self.cameras)
         return Capabilities(cameras=specs, realizes=ALL_REWRITE_KINDS, modes=EXECUTION_MODES,
