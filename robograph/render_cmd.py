@@ -1,6 +1,7 @@
 """`robograph render INSTANCE --backend NAME --out DIR`: write the camera views of an instance's
 initial scene as PNG files, through the backend registry (any backend whose `render` returns
-frames works; the symbolic backend has none). `--backend-opt KEY=VALUE` passes backend options."""
+frames works; the symbolic backend has none). `--backend-opt KEY=VALUE` passes backend options.
+PNG encoding is Pillow's (the `viz` extra; every rendering backend's extra brings it too)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from robograph.errors import DependencyNotInstalled
 from robograph.instance import load_instance
-from robograph.png import write_png
 from robograph.registry import (
     add_backend_arguments,
     backend_factory,
@@ -20,6 +21,15 @@ from robograph.registry import (
     make_backend,
     parse_backend_opts,
 )
+
+
+def write_png(path: Path, image: np.ndarray) -> None:
+    """image: HxW (grey) or HxWx3 (RGB) uint8 pixels."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise DependencyNotInstalled("pillow", "viz") from None
+    Image.fromarray(np.ascontiguousarray(image)).save(path, format="PNG")
 
 
 def _cmd_render(args: argparse.Namespace) -> int:

@@ -34,6 +34,7 @@ from robograph.cli import main
 from robograph.errors import BackendError
 from robograph.events import EventSpec
 from robograph.failures import INFRASTRUCTURE_FAILURES, FailureType
+from robograph.gym_env import demo_instance_path
 from robograph.registry import BackendOptionError, make_backend, parse_backend_opts
 from robograph.rewrite import SetAttr, apply
 from robograph.runtime import Episode
@@ -63,7 +64,8 @@ def test_unknown_backend_option_names_the_valid_ones():
 
 
 def test_cli_commands_reject_unknown_backend_options_once(capsys, tmp_path):
-    assert main(["run", "--instances", "x", "--out", str(tmp_path / "r"), "--backend-opt", "speed=3"]) == 2
+    demo = str(demo_instance_path())
+    assert main(["run", "--instances", demo, "--out", str(tmp_path / "r"), "--backend-opt", "speed=3"]) == 2
     assert "unknown option(s) 'speed' for backend 'symbolic'" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()  # failed before the run directory was made
     assert main(["check-backend", "symbolic", "--backend-opt", "speed=3"]) == 2

@@ -15,6 +15,8 @@ import pytest
 from chat_server import completion, serve
 
 from robograph.cli import main
+from robograph.compiler.assets import load_assets
+from robograph.compiler.benchmark import DIGEST_FILE, benchmark_digest
 from robograph.events import EventSpec
 from robograph.gym_env import demo_instance_path
 from robograph.harness.runner import RunConfigError, RunSpec, run
@@ -169,7 +171,10 @@ def test_benchmark_command_reuses_compiled_episodes(instances, tmp_path, capsys)
     (bench / "episodes").mkdir(parents=True)
     for f in sorted(instances.glob("*.json"))[:3]:
         (bench / "episodes" / f.name).write_bytes(f.read_bytes())
-    (bench / "stats.json").write_text("{}")  # written last by a complete compile
+    (bench / "stats.json").write_text("{}")
+    # digest.json is written last by a complete compile; with the current code's digest the
+    # directory counts as current and is reused as it is
+    (bench / DIGEST_FILE).write_text(json.dumps({"digest": benchmark_digest(load_assets())}))
     code = main(["benchmark", "--out", str(tmp_path / "runs"), "--bench", str(bench), "--agent", "oracle",
                  "--workers", "1", "--no-progress"])
     assert code == 0
