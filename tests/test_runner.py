@@ -144,15 +144,19 @@ def test_report_json_and_tables(instances, tmp_path, capsys):
     assert main(["report", str(tmp_path / "e"), "--json"]) == 0
     data = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     metrics = data["explorer"]["tabletop"]
-    assert set(metrics) == {"SR", "SSAL", "NGP", "AER", "RAR", "SEG", "ADR", "IRR", "F1_RD", "Acc_RG"}
-    assert metrics["SR"] == 100.0
+    assert set(metrics) == {"SR", "SSAL", "NGP", "AER", "RAR", "SEG", "ADR", "IRR", "F1_RD", "Acc_RG",
+                            "premature", "attributed_maintenance", "attributed_exploration", "attributed_updating"}
+    assert metrics["SR"] == 100.0 and metrics["premature"] == 0.0
+    assert metrics["attributed_updating"] is None  # no failure to attribute
     assert main(["report", str(tmp_path / "e")]) == 0
     out = capsys.readouterr().out
     assert "Table 1" in out and "Table 2" in out and "Per scene" in out
     rep = tmp_path / "e" / "report"
-    for name in ("table1", "table2", "families", "scenes", "between_scene", "within_scene"):
+    for name in ("table1", "table2", "families", "scenes", "between_scene", "within_scene", "attribution", "figure5"):
         assert (rep / f"{name}.csv").exists()
-    assert (rep / "figure4.png").stat().st_size > 1000
+    assert "Failure attribution" in out and "Figure 5" in out
+    for plot in ("figure4.png", "attribution.png"):
+        assert (rep / plot).stat().st_size > 1000
 
 
 @pytest.mark.slow

@@ -3,8 +3,10 @@
 Writes Markdown and CSV next to the first run (`report/`): Table 1 (agent x domain), Table 2
 (per intervention), per-family and per-scene tables, between- and within-scene Spearman
 correlations (Figures 6-7), and PNG plots of NGP, termination distribution and average steps
-(Figure 4; needs the `viz` extra). `--json` prints one JSON object instead:
-agent -> domain -> {SR, SSAL, NGP, AER, RAR, SEG, ADR, IRR, F1_RD, Acc_RG}.
+(Figure 4; needs the `viz` extra), and the analysis tables and plots of `report_analysis`
+(failure attribution per agent x domain, Figure 5's recovery figures by action type). `--json`
+prints one JSON object instead: agent -> domain -> {SR, SSAL, NGP, AER, RAR, SEG, ADR, IRR, F1_RD,
+Acc_RG, premature, attributed_maintenance, attributed_exploration, attributed_updating}.
 
 Figures over an incomplete run are biased (the rollouts that crash or time out are rarely a random
 sample), so the report first checks each run's coverage against the rollouts its run file
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from robograph.errors import RoboGraphError
+from robograph.harness.report_analysis import analysis_tables, plot_analysis
 from robograph.harness.store import error_keys, expected_rollouts, rollout_records
 from robograph.metrics import aggregate as agg
 
@@ -170,6 +173,8 @@ def build_tables(records: Sequence[dict[str, Any]]) -> dict[str, Table]:
         ["domain", *agg.STATE_METRICS],
         [[d, *(v[k] for k in agg.STATE_METRICS)] for d, v in within.items()],
     )
+    for name, (title, columns, rows) in analysis_tables(records).items():
+        tables[name] = Table(title, columns, rows)
     return tables
 
 
@@ -221,7 +226,7 @@ def write_report(
     for name, t in tables.items():
         (out / f"{name}.csv").write_text(t.csv(), encoding="utf-8")
     (out / "summary.json").write_text(json.dumps(agg.json_summary(records), indent=1, sort_keys=True) + "\n")
-    return text, plot_figure4(records, out)
+    return text, plot_figure4(records, out) + plot_analysis(records, out)
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
