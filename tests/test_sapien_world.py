@@ -66,22 +66,36 @@ def test_layout_puts_children_in_or_on_their_parent(scene_id):
 
 
 @pytest.mark.slow
-def test_world_builds_and_renders_three_cameras_headless():
+def test_backend_renders_three_frames_whose_models_and_depth_agree_with_the_scene():
     pytest.importorskip("sapien")
-    from backends.sapien_tabletop.world import HEIGHT, WIDTH, World
+    from backends.sapien_tabletop.backend import SapienTabletopBackend
+    from backends.sapien_tabletop.cameras import HEIGHT, WIDTH, head_model
 
     graph = _scene("Dining-3").graph
-    lay = solve(graph)
-    world = World.build(graph, lay)
-    world.step(100)
-    images = world.render()
-    assert set(images) == {"head", "left", "right"}
-    for img in images.values():
-        assert img.shape == (HEIGHT, WIDTH, 3) and img.dtype == np.uint8
-        assert img.std() > 5  # not a blank frame
-    seen = {world.entity_node.get(int(i)) for i in np.unique(world.segmentation("head"))}
+    backend = SapienTabletopBackend()
+    backend.reset(graph, seed=0)
+    frames = {f.camera: f for f in backend.render()}
+    assert set(frames) == set(backend.capabilities.camera_names) == {"head", "left", "right"}
+    for f in frames.values():
+        assert f.image.shape == (HEIGHT, WIDTH, 3) and f.image.dtype == np.uint8
+        assert f.image.std() > 5  # not a blank frame
+    head = frames["head"]
+    # the model declared before any world existed is the one SAPIEN rendered with
+    assert np.allclose(head.model.T_world_cam, head_model().T_world_cam, atol=1e-5)
+    # the table-top centre projects into the image where the depth image says it lies
+    lay = backend.world.layout
+    table = lay.placements[lay.table]
+    top = np.asarray(table.centre) + [0.0, 0.0, table.size[2] / 2]
+    px, depth = head.model.project(top[None, :])
+    u, v = int(px[0, 0]), int(px[0, 1])
+    assert depth[0] > 0 and 0 <= u < WIDTH and 0 <= v < HEIGHT
+    labels = backend.world.node_labels()
+    seen = {labels[k] for k in np.unique(head.segmentation) if k >= 0}
     assert lay.table in seen
-    model = world.camera_model("head")
-    table = np.asarray(lay.placements[lay.table].centre) + [0, 0, lay.placements[lay.table].size[2] / 2]
-    px, depth = model.project(table[None, :])
-    assert depth[0] > 0 and 0 <= px[0, 0] < WIDTH and 0 <= px[0, 1] < HEIGHT
+    # table pixels, lifted back to 3-D with the depth image and the model, lie on the table:
+    # none above its top, most on it (the rest are its front face)
+    vs, us = np.nonzero(head.segmentation == labels.index(lay.table))
+    pts = head.model.deproject(np.stack([us + 0.5, vs + 0.5], axis=1), head.depth[vs, us])
+    assert np.all(pts[:, 2] <= top[2] + 0.01)
+    assert np.mean(np.abs(pts[:, 2] - top[2]) < 0.01) > 0.5
+    backend.close()

@@ -10,19 +10,25 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH, head_model
 from backends.sapien_tabletop.errors import SapienBackendError
 from backends.sapien_tabletop.layout import solve
 from robograph.actions import Action
-from robograph.backend import Execution
+from robograph.backend import CameraSpec, Cancel, Capabilities, Execution, Frame
 from robograph.graph import SceneGraph
 from robograph.rewrite import Rewrite
 
 
 class SapienTabletopBackend:
+    """Declares no realizable rewrites yet (realize is not built) and physics mode only."""
+
     name = "sapien"
 
     def __init__(self) -> None:
         self._world: Any = None
+        self.capabilities = Capabilities(
+            cameras=tuple(CameraSpec(c, WIDTH, HEIGHT, head_model() if c == "head" else None) for c in CAMERAS),
+            realizes=frozenset(), modes=("physics",), mode="physics", deadlines=False)
 
     @property
     def world(self) -> Any:
@@ -46,7 +52,8 @@ class SapienTabletopBackend:
             raise SapienBackendError(f"realize is not implemented yet in the SAPIEN backend "
                                      f"({len(rewrites)} rewrite(s): {rewrites[0]!r} ...)")
 
-    def execute(self, graph: SceneGraph, action: Action, expected: SceneGraph) -> Execution:
+    def execute(self, graph: SceneGraph, action: Action, expected: SceneGraph, *,
+                deadline: float | None = None, cancel: Cancel | None = None) -> Execution:
         raise SapienBackendError(f"execute is not implemented yet in the SAPIEN backend (asked: {action!r}); "
                                  "skills arrive with the portable robot interface")
 
@@ -55,8 +62,8 @@ class SapienTabletopBackend:
 
         return reconcile(self.world, expected)
 
-    def render(self, cameras: Sequence[str] | None = None) -> dict[str, Any]:
-        return self.world.render(list(cameras) if cameras else None)
+    def render(self, cameras: Sequence[str] | None = None) -> list[Frame]:
+        return self.world.frames(list(cameras) if cameras else None)
 
     def close(self) -> None:
         self._world = None

@@ -13,15 +13,22 @@ from typing import Any
 
 import numpy as np
 
+from backends.sapien_tabletop.cameras import (
+    HEAD_FOVY,
+    HEAD_PITCH,
+    HEAD_POSITION,
+    HEIGHT,
+    WIDTH,
+    WRIST_FOVY,
+    model_from_sapien,
+    quat_pitch,
+)
 from backends.sapien_tabletop.deps import _mesa_cache, panda_urdf, require_vulkan, sapien_module
 from backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout, Placement
 from calibration.camera import CameraModel
+from robograph.backend import Frame
 from robograph.graph import FURNITURE, SceneGraph
 
-WIDTH, HEIGHT = 320, 240  # RoboTwin's D435 image size
-HEAD_FOVY = 60.0  # degrees
-WRIST_FOVY = 70.0
-HEAD_POSE = ((-0.95, 0.0, 1.55), 0.6)  # position (m), pitch down (rad) looking along +x
 ARM_BASES = {"left": 0.35, "right": -0.35}  # y of each Panda's base
 ARM_SETBACK = 0.12  # base centre behind the table's front edge (-x), at table-top height (m)
 READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
@@ -48,10 +55,6 @@ def _drawer_shift(layout: Layout, node: str, open_state: dict[str, bool]) -> flo
     return 0.0
 
 
-def _quat_pitch(pitch: float) -> list[float]:
-    return [float(np.cos(pitch / 2)), 0.0, float(np.sin(pitch / 2)), 0.0]
-
-
 @dataclass
 class World:
     """A built scene. `entity_node` maps SAPIEN's per-scene entity id to the graph node it belongs to."""
@@ -64,6 +67,7 @@ class World:
     bodies: dict[str, Any] = field(default_factory=dict)
     entity_node: dict[int, str] = field(default_factory=dict)
     hand_of_entity: dict[int, str] = field(default_factory=dict)  # finger link entity id -> hand
+    time: float = 0.0  # simulated seconds since the build
 
     @classmethod
     def build(cls, graph: SceneGraph, layout: Layout) -> World:
@@ -217,14 +221,13 @@ class World:
 
     def _add_cameras(self) -> None:
         sapien = sapien_module()
-        (pos, pitch) = HEAD_POSE
         head = self.scene.add_camera("head", WIDTH, HEIGHT, np.radians(HEAD_FOVY), 0.05, 10.0)
-        head.entity.set_pose(sapien.Pose(list(pos), _quat_pitch(pitch)))
+        head.entity.set_pose(sapien.Pose(list(HEAD_POSITION), list(quat_pitch(HEAD_PITCH))))
         self.cameras["head"] = head
         for hand, robot in self.robots.items():
             link = next(lk for lk in robot.get_links() if lk.name == "panda_hand")
             # look down the fingers: camera x (forward) along the hand's z, mounted 5 cm behind the palm
-            mount = sapien.Pose([0.05, 0.0, 0.0], _quat_pitch(-np.pi / 2))
+            mount = sapien.Pose([0.05, 0.0, 0.0], list(quat_pitch(-np.pi / 2)))
             cam = self.scene.add_mounted_camera(hand, link.entity, mount, WIDTH, HEIGHT,
                                                 np.radians(WRIST_FOVY), 0.01, 10.0)
             self.cameras[hand] = cam
@@ -233,7 +236,7 @@ class World:
         """The camera's model (intrinsics + pose, OpenCV convention) from SAPIEN's own pose."""
         cam = self.cameras[name]
         T = np.asarray(cam.entity.pose.to_transformation_matrix(), dtype=float)
-        return CameraModel.from_convention(WIDTH, HEIGHT, float(np.degrees(cam.fovy)), T[:3, 3], T[:3, :3], "sapien")
+        return model_from_sapien(T, float(np.degrees(cam.fovy)))
 
     # rendering -----------------------------------------------------------------------------------
     def render(self, names: list[str] | None = None) -> dict[str, np.ndarray]:
@@ -247,6 +250,28 @@ class World:
             out[name] = (np.clip(rgba[..., :3], 0, 1) * 255).astype(np.uint8)
         return out
 
+    def frames(self, names: list[str] | None = None) -> list[Frame]:
+        """One Frame per camera: RGB, depth along the optical axis (m; 0 where nothing), node
+        labels (index into `node_labels()`, -1 for the robot, background and unlisted)."""
+        images = self.render(names)
+        labels = self.node_labels()
+        index = {n: k for k, n in enumerate(labels)}
+        lut = {eid: index[n] for eid, n in self.entity_node.items()}
+        out = []
+        for name, image in images.items():
+            cam = self.cameras[name]
+            depth = -np.asarray(cam.get_picture("Position")[..., 2], dtype=np.float32)
+            seg = self.segmentation(name).astype(np.int64)
+            mapped = np.full(seg.shape, -1, dtype=np.int64)
+            for eid, k in lut.items():
+                mapped[seg == eid] = k
+            out.append(Frame(name, image, self.camera_model(name), self.time, depth, mapped))
+        return out
+
+    def node_labels(self) -> list[str]:
+        """Graph node of each segmentation label, in label order."""
+        return sorted(set(self.entity_node.values()))
+
     def segmentation(self, name: str) -> np.ndarray:
         """Per-pixel entity id (H, W) uint32 from the last picture of camera `name`."""
         return np.asarray(self.cameras[name].get_picture("Segmentation")[..., 1])
@@ -256,3 +281,4 @@ class World:
             robot.set_qf(robot.compute_passive_force(gravity=True, coriolis_and_centrifugal=True))
         for _ in range(n):
             self.scene.step()
+        self.time += n * TIMESTEP
