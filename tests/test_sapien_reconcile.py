@@ -85,3 +85,18 @@ def test_drawer_pulled_open_behind_the_graphs_back_reads_open(backend):
     for n, e in g0.location.items():
         if e.dst != drawer and g0.nodes[n].kind == "object":
             assert got.location[n] == e, n
+
+
+def test_button_pushed_behind_the_graphs_back_reads_pressed_and_stays_down(backend):
+    g0 = _graph("Desk-12")  # has a desk lamp to switch on
+    backend.reset(g0, seed=0)
+    world = backend.world
+    lamp = next(iter(world.buttons))
+    assert backend.reconcile(g0) is g0
+    from backends.sapien_tabletop.world import BUTTON_DEPTH
+
+    world.buttons[lamp].set_qpos(np.array([BUTTON_DEPTH]))
+    world.step(300)
+    got = backend.reconcile(g0)
+    assert got.attr(lamp, "pressed") is True
+    assert {n: e for n, e in got.location.items()} == dict(g0.location)

@@ -16,7 +16,18 @@ from dataclasses import dataclass, field, replace
 from backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
 from backends.mujoco_kitchen.packing import Unit, column, pack_extent, pack_rows, single
 from backends.sapien_tabletop.errors import UnsupportedScene
-from robograph.graph import CONTAINER, FURNITURE, INSIDE, OBJECT, OCCLUDES, ON, PART_OF, SURFACE, SceneGraph
+from robograph.graph import (
+    CONTAINER,
+    FURNITURE,
+    INSIDE,
+    OBJECT,
+    OCCLUDES,
+    ON,
+    PART_OF,
+    PRESSABLE,
+    SURFACE,
+    SceneGraph,
+)
 
 WALL = 0.01  # wall and floor thickness of containers (m)
 FRONT_MARGIN = 0.03  # first packed row behind a region's front edge (m)
@@ -38,6 +49,7 @@ class Placement:
     rel: str | None
     container: bool  # built as an open box (walls and floor) rather than a solid
     cabinet: bool = False  # holds stacked drawer tiers: a case open at the front (-x)
+    button: bool = False  # PRESSABLE: a push button on top
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +140,11 @@ def solve(graph: SceneGraph) -> Layout:
                                               _holds_tiers(other, kids, apps))
             lay.regions[other] = _region_of(lay.placements[other])
         _place_children(graph, other, kids, apps, sizes, lay)
+    for node, pl in list(lay.placements.items()):
+        if graph.nodes[node].has(PRESSABLE):
+            if pl.container or pl.app.articulation != "none":
+                raise UnsupportedScene("a pressable that is also a container or articulated", [node], [])
+            lay.placements[node] = replace(pl, button=True)
     return lay
 
 

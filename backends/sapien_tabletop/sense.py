@@ -15,7 +15,7 @@ import numpy as np
 
 from backends.reading import ASIDE_DISTANCE, Location, Reading, is_open, resting, rewrites_to, within
 from backends.sapien_tabletop.layout import Region
-from backends.sapien_tabletop.world import World
+from backends.sapien_tabletop.world import BUTTON_DEPTH, World
 from robograph.graph import INSIDE, OBJECT, OCCLUDES, ON, PART_OF, SceneGraph
 from robograph.rewrite import DETACHED, HELD, apply_all
 
@@ -23,25 +23,22 @@ FINGERS = ("panda_leftfinger", "panda_rightfinger")
 ASSEMBLY_GAP = 0.01  # parts whose facing ends are this close (m), centred within it, are joined
 
 
-def _pose(body: object) -> np.ndarray:
-    """4x4 world pose of a body: an actor, or the moving link of an articulation (a drawer's
-    box, a lidded case's root)."""
-    if hasattr(body, "get_links"):
-        links = body.get_links()
-        link = links[-1] if _slides(body) else links[0]
-        return np.asarray(link.entity_pose.to_transformation_matrix())
-    return np.asarray(body.get_pose().to_transformation_matrix())
-
-
-def _slides(articulation: object) -> bool:
-    return any(j.type == "prismatic" for j in articulation.get_active_joints())
+def _pose(world: World, node: str) -> np.ndarray:
+    """4x4 world pose of the link that carries a node's region and position: a drawer's sliding
+    box, a lidded case's or a button's base (the root), or the actor itself."""
+    body = world.bodies[node]
+    if not hasattr(body, "get_links"):
+        return np.asarray(body.get_pose().to_transformation_matrix())
+    links = body.get_links()
+    drawer = world.layout.placements[node].app.articulation == "drawer"
+    return np.asarray((links[-1] if drawer else links[0]).entity_pose.to_transformation_matrix())
 
 
 def _floor_frame(world: World, node: str) -> tuple[np.ndarray, Region]:
     """World pose of the region's floor frame and the region (half extents, wall height)."""
     pl = world.layout.placements[node]
     region = world.layout.regions[node]
-    T = _pose(world.bodies[node])
+    T = _pose(world, node)
     offset = np.asarray(region.centre) - np.asarray(pl.centre)  # floor centre relative to the body
     F = T.copy()
     F[:3, 3] = T[:3, :3] @ offset + T[:3, 3]
@@ -53,7 +50,7 @@ def _local(F: np.ndarray, point: np.ndarray) -> np.ndarray:
 
 
 def position(world: World, node: str) -> np.ndarray:
-    return _pose(world.bodies[node])[:3, 3]
+    return _pose(world, node)[:3, 3]
 
 
 def _region_holds(world: World, node: str, rel: str, dst: str) -> bool:
@@ -155,6 +152,9 @@ def read(world: World, expected: SceneGraph) -> Reading:
     for node in sorted(world.joints):
         if node in expected.nodes:
             attrs[(node, "open")] = is_open(joint_fraction(world, node))
+    for node, articulation in sorted(world.buttons.items()):
+        if node in expected.nodes:
+            attrs[(node, "pressed")] = float(articulation.get_qpos()[-1]) >= BUTTON_DEPTH / 2
     for blocker, _target in sorted(world.layout.blocking.items()):
         if blocker not in expected.nodes or not expected.edges_from(blocker, OCCLUDES):
             continue

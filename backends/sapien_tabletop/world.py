@@ -36,6 +36,10 @@ TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
 JOINT_DAMPING = 5.0
 DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
+BUTTON_DEPTH = 0.012  # m of button travel; pressed past half of it
+BUTTON_HALF = (0.02, 0.02, 0.006)  # m
+BUTTON_FRICTION = 8.0  # N of dry friction: a pushed button stays down
+BUTTON_RGBA = (0.85, 0.15, 0.15, 1.0)
 HANDS = ("left", "right")
 
 
@@ -68,6 +72,8 @@ class World:
     entity_node: dict[int, str] = field(default_factory=dict)
     hand_of_entity: dict[int, str] = field(default_factory=dict)  # finger link entity id -> hand
     time: float = 0.0  # simulated seconds since the build
+    buttons: dict[str, Any] = field(default_factory=dict)  # node -> articulation (body + button)
+    _pressed: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def build(cls, graph: SceneGraph, layout: Layout) -> World:
@@ -80,6 +86,7 @@ class World:
         scene.add_directional_light([0.3, 0.2, -1.0], [0.6, 0.6, 0.6], shadow=False)
         scene.add_ground(0.0)
         world = cls(scene, layout, {}, {})
+        world._pressed = {n: bool(graph.attr(n, "pressed", False)) for n in layout.placements}
         open_state = {n: bool(graph.attr(n, "open", False)) for n in layout.placements}
         for pl in layout.placements.values():
             shift = _drawer_shift(layout, pl.node, open_state)
@@ -131,6 +138,9 @@ class World:
         sapien = sapien_module()
         physx = sapien.physx.PhysxMaterial(1.0, 1.0, 0.0)
         art = pl.app.articulation
+        if pl.button:
+            self._add_button(pl, fixed, physx)
+            return
         if art not in ARTICULATED:
             self._add_actor(pl, fixed, physx)
             return
@@ -156,6 +166,31 @@ class World:
         actor = b.build(name=pl.node)
         self.bodies[pl.node] = actor
         self.entity_node[actor.per_scene_id] = pl.node
+
+    def _add_button(self, pl: Placement, fixed: bool, physx: Any) -> None:
+        """A PRESSABLE body with a push button on top: a slide joint along -z with dry friction,
+        so a pushed button stays down (a latch), as the MuJoCo backend's button."""
+        sapien = sapien_module()
+        ab = self.scene.create_articulation_builder()
+        root = ab.create_link_builder()
+        root.set_name(f"{pl.node}_body")
+        hx, hy, hz = (s / 2 for s in pl.size)
+        self._box(root, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx)
+        child = ab.create_link_builder(root)
+        child.set_name(pl.node)
+        self._box(child, (0, 0, hz + BUTTON_HALF[2]), BUTTON_HALF, BUTTON_RGBA, physx)
+        joint = sapien.Pose([0, 0, hz], [0.7071068, 0, 0.7071068, 0])  # x -> -z: travel pushes down
+        child.set_joint_name(f"{pl.node}_press")
+        child.set_joint_properties("prismatic", [[0.0, BUTTON_DEPTH]], joint, joint, BUTTON_FRICTION, JOINT_DAMPING)
+        ab.set_initial_pose(sapien.Pose(list(pl.centre)))
+        articulation = ab.build(fix_root_link=fixed)
+        articulation.set_name(pl.node)
+        articulation.set_qpos(np.array([BUTTON_DEPTH if self._pressed.get(pl.node) else 0.0]))
+        articulation.get_links()[-1].disable_gravity = True  # joint friction alone lets the cap creep down
+        self.buttons[pl.node] = articulation
+        self.bodies[pl.node] = articulation
+        for link in articulation.get_links():
+            self.entity_node[link.entity.per_scene_id] = pl.node
 
     def _add_articulated(self, pl: Placement, fixed: bool, is_open: bool, physx: Any) -> None:
         """Drawer: a fixed (invisible-size) root and an open-box link sliding along -x. Lid-like: the
