@@ -20,6 +20,7 @@ import json
 import resource
 import statistics
 import time
+from collections import Counter
 from typing import Any
 
 from backends.mujoco_kitchen import MujocoKitchenBackend
@@ -66,6 +67,7 @@ def run_episode(inst: TaskInstance, grasp: str, render: bool) -> dict[str, Any]:
                       "executed": executed or action.name == "stop",
                       "message": message,
                       "wall_s": wall, "physics_s": float(info.get("physics_s", 0.0)), "render_s": render_s,
+                      "assists": list(info.get("assists", [])), "retries": int(info.get("retries", 0)),
                       "failure": record.failure_type})
     backend.close()
     return {"instance": inst.id, "success": episode.success, "build_s": build_s, "steps": steps}
@@ -126,13 +128,19 @@ def main() -> None:
         "max_seconds_per_action": max((s["wall_s"] for s in steps), default=0.0),
         "build_seconds": statistics.fmean(r["build_s"] for r in results) if results else 0.0,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "mode": args.grasp,
+        "assists": sum(len(s["assists"]) for s in steps),
+        "assists_by_kind": dict(sorted(Counter(a.split(" ")[0] + " " + a.split(" ")[1] for s in steps
+                                               for a in s["assists"]).items())),
+        "retries": sum(s["retries"] for s in steps),
     }
     print(f"success rate {figures['success_rate']:.0%}  graph agreement {figures['graph_agreement']:.1%} "
           f"of {len(executed)} executed steps ({figures['graph_agreement_all_steps']:.1%} counting "
           f"{figures['steps_not_executed']} refused after a miss)  step success {figures['step_success_rate']:.1%}")
     print(f"per action: {figures['seconds_per_action']:.2f} s wall (physics {figures['physics_seconds_per_action']:.2f} s, "
           f"render {figures['render_seconds_per_action']:.3f} s), max {figures['max_seconds_per_action']:.2f} s; "
-          f"peak RSS {figures['peak_rss_mb']:.0f} MB")
+          f"peak RSS {figures['peak_rss_mb']:.0f} MB; assists {figures['assists']} {figures['assists_by_kind']}, "
+          f"retries {figures['retries']}")
     if args.json:
         print(json.dumps(figures, sort_keys=True))
 

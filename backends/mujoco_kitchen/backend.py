@@ -104,6 +104,7 @@ class MujocoKitchenBackend:
         p0, r0, s0 = timers.physics_s, timers.render_s, timers.steps
         t0 = time.perf_counter()
         failure: ActionFailure | None = None
+        result = None
         try:
             result = self._dispatch(graph, action, expected)
             if not result.ok:
@@ -119,6 +120,8 @@ class MujocoKitchenBackend:
             "render_s": timers.render_s - r0,
             "steps": timers.steps - s0,
             "ik_misses": list(self.robot.failures),
+            "assists": list(result.assists) if result is not None else [],
+            "retries": result.retries if result is not None else 0,
         }
         return Execution(failure=failure, info=dict(self.last_info))
 

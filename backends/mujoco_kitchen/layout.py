@@ -439,7 +439,10 @@ class _Solver:
         lid = Body(f"{n}_lid", (hx, 0, z), joint=Joint(f"{n}_lid_hinge", "hinge", (0, 1, 0),
                                                        range=(0.0, 2.0), damping=0.05))
         lid.geoms.append(Geom(f"{n}_lid_g", "box", (-hx, 0, 0.005), (hx, hy, 0.005), _shade(col)))
-        lid.sites.append((f"{n}_handle", (-2 * hx + 0.01, 0, 0.01)))
+        # a tab at the front edge: something for fingers to pinch or lift (the lid is flush
+        # with the walls otherwise)
+        lid.geoms.append(Geom(f"{n}_lid_tab", "box", (-2 * hx - 0.0125, 0, 0.005), (0.0125, 0.015, 0.005), STEEL))
+        lid.sites.append((f"{n}_handle", (-2 * hx - 0.0125, 0, 0.005)))
         lid.mass = 0.05
         body.children.append(lid)
         self._articulation(nid, f"{n}_lid_hinge", kind, 0.0, 1.9, f"{n}_handle", lid.name)
