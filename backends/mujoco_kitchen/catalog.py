@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from backends.mujoco_kitchen.tuning import MAX_GRASP_WIDTH
 from robograph.graph import (
     CONTAINER,
     FURNITURE,
@@ -27,9 +28,6 @@ from robograph.graph import (
 
 ARTICULATIONS = ("none", "drawer", "hinged_door", "lid", "book_cover")
 GEOMETRIES = ("box", "cylinder", "sphere", "capsule")
-# The Panda gripper opens 80 mm; graspable solids are kept at most this wide across their
-# narrowest horizontal side so physics grasping is possible at all.
-MAX_GRASP_WIDTH = 0.062
 
 CATALOG_PATH = Path(__file__).resolve().parents[2] / "assets" / "objects.yaml"
 

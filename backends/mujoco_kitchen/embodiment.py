@@ -35,6 +35,7 @@ from backends.mujoco_kitchen.sense import (
     node_bodies,
     stand_in,
 )
+from backends.mujoco_kitchen.tuning import LID_TAB_HALF
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.graph import INSIDE, ON, SceneGraph
 from skills.interface import BasePose, Grasp, Handle, Placement
@@ -75,10 +76,9 @@ DOOR_PITCH = math.radians(60)  # door bars: approach 30 deg below level (a level
 PULL_REACH = 0.68  # drawers: base centre to the shut bar (m) ...
 PULL_SHOULDER_DROP = 0.3  # ... and the shoulders this far below it (m): the whole pull in reach
 DRAWER_PITCH = math.radians(60)  # drawer bars: approach 30 deg below level (45: the palm hit the top above)
-HANDLE_BAR = 0.02  # door and drawer handle bars are 2 cm thick across the fingers (layout.py)
+HANDLE_BAR = 0.02  # door and drawer handle bars are 2 cm thick across the fingers (bodies.py)
 DOOR_HANDLE_FRONT = 0.03  # a door's bar centre stands this far in front of the leaf's front face (m)
 DOOR_HANDLE_BEHIND = 0.05  # ... and this far in front of its back face (m)
-LID_TAB_HALF = (0.0125, 0.015, 0.005)  # half extents of the tab at a lid's front edge (layout.py)
 MAX_SPAN = 0.072  # widest side the open fingers (80 mm) close across with a margin (m)  # usable depth of a roofed region, from its front edge (m)  # spots on shelves stay this far from the compartment's sides (m)
 
 
@@ -674,7 +674,7 @@ class KitchenScene:
 
     def _handle(self, a: Articulation) -> Handle:
         """The handle's frame from the joint and the moving body as they are now: the door,
-        drawer and lid builders (layout.py) put the grip on a bar in front of the leaf or
+        drawer and lid builders (bodies.py) put the grip on a bar in front of the leaf or
         drawer front, or on a tab at the lid's front edge."""
         w = self.world
         jid = int(w.model.joint(a.joint).id)
