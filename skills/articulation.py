@@ -39,7 +39,12 @@ PUSH_ROUNDS = 3  # a push that runs out of reach goes on from a new base pose, t
 PUSH_PROGRESS = math.radians(5)  # ... while the last round moved the leaf at least this far
 PUSH_RADIUS = 1.0  # push at this fraction of the handle's distance from the axis (nearer the
 # hinge: a shorter path for the arm, plenty of lever for a light leaf)
-DONE = 0.85  # the skill's own check: at least this fraction of the travel (open) ...
+STANCE_BACK = 0.4  # m: regrasping, the shoulder lines up with a point this far behind the handle
+PULLS = 4  # a hinge is taken and pulled at most this often
+DOOR_OPEN_ENOUGH = 0.62  # a leaf pulled open past this fraction of its travel is left there
+# (the world reads a joint past half its travel as open; doors open to 178 deg, so this is
+# 110 deg, where the handle still faces the robot)
+DONE = 0.6  # the skill's own check: at least this fraction of the travel (open) ...
 SHUT = 0.15  # ... at most this fraction (closed)
 HANDLE_PITCH = math.radians(60)  # assisted: handle approach 30 deg below horizontal
 HANDLE_STANDOFF = 0.03  # assisted: the hand follows this far in front of the handle
@@ -64,7 +69,7 @@ def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillRes
         robot.drive_base(scene.work_pose(node, None))
         return _servo_with_hands_following(robot, scene, assist, node, handles, opening)
     messages: list[str] = []
-    for hand, handle in assign_hands(robot, handles):
+    for hand, handle in assign_hands(robot, handles, opening):
         robot.drive_base(scene.work_pose(node, hand, handle.position, operate=True))
         handle = scene.handle(handle.name)  # as it is now (a leaf may have moved)
         result = _slide(robot, scene, hand, handle, opening) if handle.kind == "slide" else \
@@ -93,22 +98,36 @@ def _check(scene: Scene, node: str, opening: bool, messages: list[str],
     return SkillResult(True, "", assists)
 
 
-def assign_hands(robot: Robot, handles: list[Handle]) -> list[tuple[str, Handle]]:
-    """Each handle to a different hand, the pairing with the shorter total reach."""
+def assign_hands(robot: Robot, handles: list[Handle], opening: bool = True) -> list[tuple[str, Handle]]:
+    """Each handle to a different hand, the pairing with the lower total cost (`_cost`)."""
     hands = list(robot.hands)
     if len(handles) == 1 or len(hands) == 1:
-        best = min(hands, key=lambda hand: _reach(robot, hand, handles[0]))
+        best = min(hands, key=lambda hand: _cost(robot, hand, handles[0], opening))
         return [(best, h) for h in handles]
     a, b = hands[0], hands[1]
     h0, h1 = handles[0], handles[1]
-    straight = _reach(robot, a, h0) + _reach(robot, b, h1)
-    crossed = _reach(robot, a, h1) + _reach(robot, b, h0)
+    straight = _cost(robot, a, h0, opening) + _cost(robot, b, h1, opening)
+    crossed = _cost(robot, a, h1, opening) + _cost(robot, b, h0, opening)
     pairs = [(a, h0), (b, h1)] if straight <= crossed else [(a, h1), (b, h0)]
     return pairs + [(pairs[-1][0], h) for h in handles[2:]]
 
 
-def _reach(robot: Robot, hand: str, handle: Handle) -> float:
-    return float(np.linalg.norm(robot.hand_position(hand)[:2] - handle.position[:2]))
+def _cost(robot: Robot, hand: str, h: Handle, opening: bool) -> float:
+    """A drawer: the nearer hand. A hinge: the hand on the side the grip turns toward as the
+    leaf swings (a left door pulled open by the left hand folded its wrist into the forearm
+    after 60 deg; the right hand swung it to 118 deg)."""
+    offset = robot.hand_position(hand) - h.position
+    if h.kind == "slide" or not _turns(h):
+        return float(np.linalg.norm(offset[:2]))
+    del opening  # the same hand both ways: it works the same arc
+    turn = rotate(h.approach, h.axis, _swing_limit(h)) - h.approach
+    return -float(offset[:2] @ turn[:2])
+
+
+def _turns(h: Handle) -> bool:
+    """Whether the hand turns with the leaf: fingers closing along the hinge axis hold the
+    handle like a pin instead (the leaf turns between them: a lid's tab)."""
+    return abs(float(h.closing @ h.axis)) < 0.9
 
 
 def take_handle(robot: Robot, scene: Scene, hand: str, h: Handle) -> SkillResult:
@@ -163,33 +182,53 @@ def _slide(robot: Robot, scene: Scene, hand: str, h: Handle, opening: bool) -> S
     return OK
 
 
+FACING = 0.5  # a handle whose approach points less than this toward the robot can be taken
+
+
 def _faces_robot(scene: Scene, node: str, h: Handle) -> bool:
     """Whether the handle can be taken from the robot's side: its approach points away from
     the robot (a leaf folded back or leaning away shows the robot its back)."""
-    return float(h.approach @ scene.outward(node)) < 0.3
+    return float(h.approach @ scene.outward(node)) < FACING
 
 
 def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening: bool) -> SkillResult:
-    """Pull a hinged leaf with the grasp held as far as the wrist allows, then push the rest."""
+    """Pull a hinged leaf with the grasp held as far as the wrist keeps its grip, let go and
+    take the handle again where it now is (a door: 40 deg per pull), while the handle faces
+    the robot; a leaf open far enough is left there; what is left is pushed."""
     goal = h.travel if opening else 0.0
     if abs(goal - h.opening) < 0.03:
         return OK
     sign = 1.0 if goal > h.opening else -1.0
-    if _faces_robot(scene, node, h):
+    pulled: tuple[np.ndarray, np.ndarray] | None = None  # the hand's last frame on the handle
+    for pull in range(PULLS):
+        if not _faces_robot(scene, node, h) or _enough(h, opening):
+            break
+        if pull:  # the shoulder behind the handle along its approach, where it is now (in
+            # line with the handle, the wrist folded into the forearm as the approach turned);
+            # the hand stays on the handle's side of the leaf (on its way to the carry pose it
+            # crossed the leaf and pushed the door 15 deg back)
+            back = h.approach - DOWN * float(h.approach @ DOWN)
+            robot.drive_base(scene.work_pose(node, hand, h.position - back * STANCE_BACK, operate=True))
+            h = scene.handle(h.name)
         taken = take_handle(robot, scene, hand, h)
         if not taken.ok:
             return taken
-        # a lid lifted past upright falls open on its own; a door needs the push
+        # a lid lifted past upright falls open on its own
         approach, closing = pull_hinge(robot, hand, h, sign * min(abs(goal - h.opening), _swing_limit(h)))
+        pulled = approach, closing
         held = scene.hand_on(hand, h.name)
         grip = robot.hand_position(hand)
         ahead = sign * np.cross(h.axis, grip - h.pivot)
         _let_go(robot, hand, h, approach, closing, ahead / max(float(np.linalg.norm(ahead)), 1e-9))
         if not held:
             return SkillResult(False, f"the handle {h.name} slipped out of the {hand} hand")
-        h = scene.handle(h.name)
-        if abs(goal - h.opening) < 0.03:
-            return OK
+        before, h = h.opening, scene.handle(h.name)
+        if abs(goal - h.opening) < 0.03 or abs(h.opening - before) < PUSH_PROGRESS:
+            break
+    if abs(goal - h.opening) < 0.03 or _enough(h, opening):
+        if pulled is not None:
+            _clear_edge(robot, hand, h, *pulled)
+        return OK
     for other in robot.hands:  # the hand goes round the leaf's edge, toward the middle of the base
         if other != hand:
             robot.stow(other)
@@ -206,15 +245,31 @@ def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening:
     return result
 
 
+def _clear_edge(robot: Robot, hand: str, h: Handle, approach: np.ndarray, closing: np.ndarray) -> None:
+    """Move the hand out past the leaf's free edge, on the side it is on: going straight to
+    its carry pose it crossed the leaf and pushed a door 15 deg back."""
+    p = robot.hand_position(hand)
+    radial = p - h.pivot
+    radial = radial - h.axis * float(radial @ h.axis)
+    r = float(np.linalg.norm(radial))
+    if h.kind == "slide" or r < 1e-6 or r >= h.tip + CLEAR:
+        return
+    robot.move_grip(hand, p + radial / r * (h.tip + CLEAR - r), approach, closing, duration=0.3, straight=True)
+
+
+def _enough(h: Handle, opening: bool) -> bool:
+    """A door pulled open this far is left there: pushing it round to lie flat means a hand
+    behind the leaf and the base inside its sweep (out of reach of this arm)."""
+    return opening and h.opening >= DOOR_OPEN_ENOUGH * h.travel
+
+
 def pull_hinge(robot: Robot, hand: str, h: Handle, angle: float) -> tuple[np.ndarray, np.ndarray]:
     """Move a hand holding `h` along the leaf's arc by `angle` (waypoints, the hand turning
     with the leaf) as far as the arm reaches; returns the hand's last approach and closing
     directions. Whether the leaf came along is up to the fingers' grip."""
     n = max(1, math.ceil(abs(angle) / ARC_STEP))
     approach, closing = h.approach, h.closing
-    # fingers closing along the hinge axis hold the handle like a pin: the leaf turns between
-    # them and the hand keeps its orientation (lifting a lid's tab)
-    turn = abs(float(h.closing @ h.axis)) < 0.9
+    turn = _turns(h)
     for k in range(1, n + 1):
         phi = angle * k / n
         a, c = (rotate(h.approach, h.axis, phi), rotate(h.closing, h.axis, phi)) if turn else (approach, closing)
@@ -230,9 +285,8 @@ def _push(robot: Robot, scene: Scene, hand: str, h: Handle, opening: bool, angle
     closing along the hinge axis (the palm's long side then lies along the leaf)
     (its forearm then stays beyond the free edge; pointing down, the wrist hit the leaf of a
     door open 30 deg); reached round the free edge when the hand is on the other side."""
-    face = h.approach * (h.behind if opening else h.front)
-    normal = h.approach if opening else -h.approach  # out of the pushed face, toward the hand
-    point = h.position + face
+    normal = -h.face if opening else h.face  # out of the pushed face, toward the hand
+    point = h.position - h.face * (h.behind if opening else h.front)
     radial = point - h.pivot
     radial = radial - h.axis * float(radial @ h.axis)
     r = float(np.linalg.norm(radial))
@@ -272,7 +326,7 @@ def _servo_with_hands_following(robot: Robot, scene: Scene, assist: Assist, node
     approach = -out * math.sin(HANDLE_PITCH) + DOWN * math.cos(HANDLE_PITCH)
     closing = np.cross(out, -DOWN)
     follow: list[tuple[str, str]] = []
-    pairs = assign_hands(robot, handles)
+    pairs = assign_hands(robot, handles, opening)
     for hand, h in pairs:
         robot.gripper(hand, 1.0)
         if robot.move_grip(hand, h.position + out * 0.10, approach, closing, duration=0.4) and \

@@ -75,8 +75,9 @@ class Handle:
     pivot: np.ndarray  # hinge: a point on the axis (slide: the handle's position)
     opening: float  # how far it is open now, from closed (m or rad)
     travel: float  # fully open (m or rad)
-    behind: float  # from the grip point along `approach` to the leaf's back face (m)
-    front: float  # from the grip point along `approach` to the leaf's front face (m)
+    face: np.ndarray  # hinge: unit normal out of the leaf's front face (the handle's side)
+    behind: float  # from the grip point against `face` to the leaf's back face (m)
+    front: float  # from the grip point against `face` to the leaf's front face (m)
     tip: float  # hinge: from the axis to the leaf's free edge (m)
 
 

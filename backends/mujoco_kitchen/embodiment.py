@@ -242,6 +242,10 @@ class MujocoRobot:
         episode (shoulder yawed ~110 deg) that puts this arm into the other arm, a cabinet side
         or a tall neighbour of what it reaches for."""
         result = self.ik[hand].solve(self.ik_q, position, rot)
+        if self._closed(hand) and self._holding_fixture(hand):
+            # a hand holding a handle must not swing through another posture (a restart from
+            # home flung the arm round with a door's bar in its fingers)
+            return result
         if not result.converged(0.015, 0.15) or self._blocked(hand, result.q):
             for home in IK_SEEDS:
                 seed = self.ik_q.copy()
@@ -321,6 +325,19 @@ class MujocoRobot:
             for a, v in zip(acts, q0 + s * (q - q0), strict=True):
                 w.data.ctrl[a] = v
             w.step(chunk)
+
+    def _holding_fixture(self, hand: str) -> bool:
+        """Whether the hand's fingers touch something that is not a free object (a handle)."""
+        w = self.world
+        free = {w.body_id(b) for b in w.movable_bodies()}
+        m = w.model
+        fingers = w.finger_ids(hand)
+        for c in w.data.contact[: w.data.ncon]:
+            a, b = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
+            other = b if a in fingers else a if b in fingers else None
+            if other is not None and other not in fingers and other not in free and other not in self._robot_bodies:
+                return True
+        return False
 
     def _closed(self, hand: str) -> bool:
         """Whether the hand's fingers are commanded closed (it may be carrying something)."""
@@ -690,16 +707,19 @@ class KitchenScene:
             c, s = math.cos(DRAWER_PITCH), math.sin(DRAWER_PITCH)
             up = np.array([0.0, 0.0, 1.0])
             return Handle(a.handle_site, grip, -axis * s - up * c, -axis * c + up * s, HANDLE_BAR, "slide", axis, grip,
-                          opening, travel, 0.0, 0.0, 0.0)
+                          opening, travel, axis, 0.0, 0.0, 0.0)
         if a.kind == "hinged_door":  # the vertical bar, fingers on either side of it
             leaf = self._door_width(a.body)
             approach = R[:, 0] * math.sin(DOOR_PITCH) - R[:, 2] * math.cos(DOOR_PITCH)
             return Handle(a.handle_site, grip, approach, R[:, 1], HANDLE_BAR, "hinge", axis, pivot, opening, travel,
-                          DOOR_HANDLE_BEHIND, DOOR_HANDLE_FRONT, leaf)
-        # lids and book covers: the tab at the front edge, pinched from above across its width
+                          -R[:, 0], DOOR_HANDLE_BEHIND, DOOR_HANDLE_FRONT, leaf)
+        # lids and book covers: the tab at the front edge, pinched across its width (along the
+        # hinge axis, so it turns between the fingers like a pin), from above the lid while it
+        # is below upright and from straight above once it leans back past upright
         tip = float(np.linalg.norm(np.cross(axis, grip - pivot))) + LID_TAB_HALF[0]
-        return Handle(a.handle_site, grip, -R[:, 2], R[:, 1], 2 * LID_TAB_HALF[1], "hinge", axis, pivot, opening,
-                      travel, LID_TAB_HALF[2], -LID_TAB_HALF[2], tip)
+        approach = -R[:, 2] if opening <= math.pi / 2 else np.array([0.0, 0.0, -1.0])
+        return Handle(a.handle_site, grip, approach, R[:, 1], 2 * LID_TAB_HALF[1], "hinge", axis, pivot, opening,
+                      travel, R[:, 2], LID_TAB_HALF[2], -LID_TAB_HALF[2], tip)
 
     def hand_on(self, hand: str, handle: str) -> bool:
         """Whether both fingers of `hand` touch the part the handle belongs to."""
