@@ -14,6 +14,7 @@ axis, pivot): nothing here assumes which way the furniture faces.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -69,16 +70,27 @@ def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillRes
         robot.drive_base(scene.work_pose(node, None))
         return _servo_with_hands_following(robot, scene, assist, node, handles, opening)
     messages: list[str] = []
-    for hand, handle in assign_hands(robot, handles, opening):
-        robot.drive_base(scene.work_pose(node, hand, handle.position, operate=True))
-        handle = scene.handle(handle.name)  # as it is now (a leaf may have moved)
-        result = _slide(robot, scene, hand, handle, opening) if handle.kind == "slide" else \
-            _swing(robot, scene, node, hand, handle, opening)
-        robot.carry(hand)
-        if not result.ok:
+    retries = 0
+    for first, handle in assign_hands(robot, handles, opening):
+        # the preferred hand first; when it misses (out of reach, slipped), the other hand
+        # tries from where the leaf now is
+        for hand in [first, *(h for h in robot.hands if h != first)]:
+            handle = scene.handle(handle.name)  # as it is now (a leaf may have moved)
+            robot.drive_base(scene.work_pose(node, hand, handle.position, operate=True))
+            handle = scene.handle(handle.name)
+            result = _slide(robot, scene, hand, handle, opening) if handle.kind == "slide" else \
+                _swing(robot, scene, node, hand, handle, opening)
+            robot.carry(hand)
+            if result.ok or _done(scene.handle(handle.name), opening):
+                break
             messages.append(result.message)
+            retries += 1
     robot.wait(0.2)  # a pushed leaf comes to rest (a lid past its balance point falls open)
-    return _check(scene, node, opening, messages)
+    return replace(_check(scene, node, opening, messages), retries=retries)
+
+
+def _done(h: Handle, opening: bool) -> bool:
+    return h.opening >= DONE * h.travel if opening else h.opening <= SHUT * h.travel
 
 
 def _swing_limit(h: Handle) -> float:
