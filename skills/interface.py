@@ -3,8 +3,14 @@
 A simulator backend (MuJoCo here, SAPIEN next) implements `Robot` (motion: base, hands,
 grippers, holds) and `Scene` (geometry: where to grasp, where to put, handles, buttons), and
 reuses `skills.primitives` unchanged. Units: metres, radians; world frame z up. Hand poses are
-given as a grip-point position plus a yaw about world z; `pitch` tilts the approach from
-straight down (0) toward horizontal (pi/2) along the robot's heading.
+given as a grip-point position plus a yaw about world z (`pitch` tilts the approach from
+straight down toward horizontal along the robot's heading), or as the directions the fingers
+point and close along (`Robot.move_grip`). Nothing here assumes a layout: which side the robot
+works from, handle frames and hand names come from `Scene` and `Robot`; IK is the robot's.
+
+`Assist` is the privileged help only a simulator can give (servo a joint, weld a grasp or two
+parts); `Scene.assist` is None in physics mode, and the skills ask for it only when present,
+naming each use in `SkillResult.assists`.
 """
 
 from __future__ import annotations

@@ -75,13 +75,13 @@ def test_attach() -> None:
     assert ep.graph.location["toy_rocket"].dst == "kitchen_counter"
 
 
-DOORS_AND_LIDS = pytest.mark.xfail(strict=True, reason="physics mode opens hinged doors and lids by contact "
-                                   "only; the push round a leaf's edge is not reliable yet (docs/mujoco_backend.md)")
+DOORS = pytest.mark.xfail(strict=True, reason="physics mode opens fridge and pantry doors by contact only and "
+                          "does not get them past half open reliably yet (docs/mujoco_backend.md, measured)")
 
 
-@pytest.mark.parametrize("scene", [pytest.param("Fridge-I2", marks=DOORS_AND_LIDS),
-                                   pytest.param("FoodPack-I5", marks=DOORS_AND_LIDS),
-                                   pytest.param("Buffet-I5", marks=DOORS_AND_LIDS)])
+@pytest.mark.parametrize("scene", [pytest.param("Fridge-I2", marks=DOORS),
+                                   pytest.param("FoodPack-I5", marks=DOORS),
+                                   "Buffet-I5"])
 def test_benchmark_episode_oracle_plan_succeeds_in_physics_mode(indoor_benchmark, scene: str) -> None:
     """One compiled benchmark episode per indoor family, oracle plan executed in physics mode
     (no servo, no weld): every step's reconciled graph equals the symbolic expectation, and the
