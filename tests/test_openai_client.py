@@ -44,7 +44,7 @@ def test_request_shape_and_token_accounting(server):
     assert body["model"] == "test-model" and body["temperature"] == 0.3 and body["max_tokens"] == 64
     assert body["messages"][0] == {"role": "system", "content": "system prompt"}
     assert json.loads(body["messages"][1]["content"]) == {"task": "tidy"}
-    assert server.headers[0]["Authorization"] == "Bearer sk-test"
+    assert server.headers[0]["authorization"] == "Bearer sk-test"
     assert (c.usage.prompt_tokens, c.usage.completion_tokens, c.usage.requests) == (120, 30, 1)
 
 
