@@ -13,13 +13,14 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from robograph.agents import AgentUnavailable, make_agent
 from robograph.backend import Backend
 from robograph.errors import BackendError
-from robograph.harness.rollout import run_rollout
-from robograph.harness.store import dumps
+from robograph.harness.rollout import RolloutOptions, run_rollout
+from robograph.harness.store import MEASURED, dumps
 from robograph.instance import TaskInstance, load_instance
 from robograph.metrics.rollout import rollout_metrics
 from robograph.registry import BACKEND_GROUP
@@ -32,6 +33,9 @@ class Job:
     agent: str
     backend: str = "symbolic"
     agent_options: Mapping[str, Any] = field(default_factory=dict)
+    options: RolloutOptions = field(default_factory=RolloutOptions)
+    media_dir: str | None = None
+    rerun: bool = False
 
     @property
     def key(self) -> str:
@@ -93,10 +97,15 @@ def run_job(job: Job) -> JobResult:
         agent = make_agent(job.agent, **dict(job.agent_options))
         backend = _backend_factory(job.backend)()
         try:
-            outcome = run_rollout(inst, agent, backend, seed=job.seed)
+            outcome = run_rollout(inst, agent, backend, seed=job.seed, options=job.options)
         finally:
             backend.close()
         metrics = rollout_metrics(outcome.trace)
+        if job.media_dir is not None:
+            from robograph.harness.media import write_rollout_media
+
+            views = [sorted(s.visible) for s in outcome.trace.states]
+            write_rollout_media(outcome.frames, Path(job.media_dir) / job.key.replace("#", "_seed"), job.rerun, views)
     except AgentUnavailable as exc:
         return JobResult(job.key, error=_error(job, "agent_unavailable", exc))
     except BackendError as exc:
@@ -105,15 +114,21 @@ def run_job(job: Job) -> JobResult:
         return JobResult(job.key, error=_error(job, "crash", exc, traceback.format_exc()))
     base = {"key": job.key, "seed": job.seed, "agent": job.agent, **describe(inst)}
     lines = []
-    for state, reply in zip(outcome.trace.states, outcome.replies, strict=True):
+    steps = zip(outcome.trace.states, outcome.replies, outcome.internal, outcome.timing.per_step, strict=True)
+    for state, reply, internal, timing in steps:
         rec = state.record.to_json()
         rec.update(base)
         if state.parsed is not None:
             rec["recovery"] = state.parsed.to_json()["recovery"]
-        rec["tokens"] = [reply.prompt_tokens, reply.completion_tokens]
+        spent = [reply, *internal]  # an assisted `recover` costs a call but no step
+        rec["tokens"] = [sum(r.prompt_tokens for r in spent), sum(r.completion_tokens for r in spent)]
+        if internal:
+            rec["internal"] = [{"action": "recover", "raw": r.text} for r in internal]
+        rec[MEASURED] = {**timing.to_json(), "agent_latency_ms": round(1000.0 * sum(r.latency_s for r in spent), 3)}
         lines.append(dumps(rec))
     lines.append(
-        dumps({**base, "type": "rollout", "backend": job.backend, "options": public_options(job.agent_options), "metrics": metrics})
+        dumps({**base, "type": "rollout", "backend": job.backend, "options": public_options(job.agent_options),
+               "observation": job.options.observation.mode, "protocol": job.options.protocol, "metrics": metrics})
     )
     timing = outcome.timing
     return JobResult(
