@@ -118,3 +118,14 @@ def test_bad_observation_settings_are_typed_errors():
         ObservationSpec("pixels")
     with pytest.raises(ObservationError, match="valid: png, jpeg"):
         ObservationSpec("visual", image_format="gif")
+
+
+def test_run_cli_refuses_visual_on_the_symbolic_backend_before_writing(tmp_path, capsys):
+    from robograph.cli import main
+    from robograph.gym_env import demo_instance_path
+
+    out = tmp_path / "run"
+    code = main(["run", "--instances", str(demo_instance_path()), "--out", str(out), "--observation", "visual",
+                 "--no-progress"])
+    assert code == 2 and not out.exists()
+    assert "--observation visual needs a backend that renders camera images" in capsys.readouterr().err

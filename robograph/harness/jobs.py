@@ -104,7 +104,8 @@ def run_job(job: Job) -> JobResult:
         if job.media_dir is not None:
             from robograph.harness.media import write_rollout_media
 
-            views = [sorted(s.visible) for s in outcome.trace.states]
+            states = outcome.trace.states  # nodes in view per media state: initial, then after each step
+            views = [sorted(states[0].visible_before)] + [sorted(s.record.visible) for s in states] if states else []
             write_rollout_media(outcome.frames, Path(job.media_dir) / job.key.replace("#", "_seed"), job.rerun, views)
     except AgentUnavailable as exc:
         return JobResult(job.key, error=_error(job, "agent_unavailable", exc))
