@@ -34,7 +34,7 @@ class AgentUnavailable(RoboGraphError):
 class Request:
     """One decision request. `images` maps camera name -> encoded PNG or JPEG bytes, in the
     order the payload lists the cameras (visual and both modes). `frames` holds the backend's
-    rendered frames themselves (arrays or Frame objects, with depth and segmentation when the
+    rendered `Frame`s themselves (camera model, and depth and segmentation when the
     backend gives them) for built-in perception agents that should not decode what was encoded
     for a model. `latent` is the running episode, set only for privileged agents."""
 

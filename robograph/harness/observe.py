@@ -72,7 +72,7 @@ class Observation:
 
 
 def frame_image(frame: Any) -> Any:
-    """The RGB array of a rendered frame: a Frame object's `image`, or the array itself."""
+    """The RGB array of a rendered Frame (or of a bare array)."""
     return getattr(frame, "image", frame)
 
 
@@ -103,8 +103,13 @@ def camera_references(cameras: Sequence[str]) -> dict[str, Any]:
 
 
 def backend_cameras(backend: Backend) -> tuple[str, ...]:
-    """The cameras a backend renders by default (empty for backends without images)."""
-    return tuple(getattr(backend, "cameras", ()) or ())
+    """The cameras a backend declares (empty for backends without images)."""
+    return tuple(backend.capabilities.camera_names)
+
+
+def render_frames(backend: Backend, cameras: Sequence[str]) -> dict[str, Any]:
+    """The backend's Frames for `cameras`, by camera name."""
+    return {frame.camera: frame for frame in backend.render(list(cameras))}
 
 
 def require_cameras(spec: ObservationSpec, backend: Backend) -> None:
@@ -128,7 +133,7 @@ class Observer:
     def render(self) -> tuple[dict[str, Any], float]:
         """The current frames by camera (also used for rollout media in symbolic mode)."""
         t0 = time.perf_counter()
-        frames = dict(self.backend.render(self.cameras))
+        frames = render_frames(self.backend, self.cameras)
         if not frames:
             raise ObservationError(f"backend {self.backend.name!r} rendered no images for cameras {self.cameras}")
         return frames, time.perf_counter() - t0

@@ -20,7 +20,14 @@ from robograph.backend import Backend
 from robograph.errors import RoboGraphError
 from robograph.failures import ActionFailure, FailureType
 from robograph.harness.assisted import RECOVER, AssistedProtocol
-from robograph.harness.observe import Observation, ObservationSpec, Observer, encode_image, frame_image
+from robograph.harness.observe import (
+    Observation,
+    ObservationSpec,
+    Observer,
+    encode_image,
+    frame_image,
+    render_frames,
+)
 from robograph.harness.parse import ParseFailure, ParseResult, parse_response, scene_names
 from robograph.harness.payload import PROTOCOLS, SYSTEM_PROMPT, build_payload
 from robograph.instance import TaskInstance
@@ -224,7 +231,7 @@ def _keep_frame(
     frames = obs.frames if obs is not None else {}
     t0 = time.perf_counter()
     if options.media_camera not in frames:
-        frames = dict(observer.backend.render([options.media_camera]))
+        frames = render_frames(observer.backend, [options.media_camera])
     t1 = time.perf_counter()
     png = encode_image(frame_image(frames[options.media_camera]))
     t2 = time.perf_counter()

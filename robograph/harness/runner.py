@@ -43,7 +43,7 @@ from robograph.harness.store import (
     write_results,
 )
 from robograph.pool import worker_pool
-from robograph.registry import make_backend
+from robograph.registry import make_backend, parse_backend_opts
 
 EXECUTORS = ("local", "ray")
 
@@ -75,6 +75,7 @@ class RunSpec:
     limit: int | None = None
     seeds: int = 1
     agent_options: Mapping[str, Any] = field(default_factory=dict)
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
     durable: bool = True
     progress: bool = True
     options: RolloutOptions = field(default_factory=RolloutOptions)
@@ -130,7 +131,8 @@ def find_instances(path: str | Path) -> list[Path]:
 
 def plan_jobs(spec: RunSpec) -> list[Job]:
     return [
-        Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options), spec.options, spec.media, spec.rerun)
+        Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options), dict(spec.backend_options),
+            spec.options, spec.media, spec.rerun)
         for f in _instance_files(spec)
         for seed in range(spec.seeds)
     ]
@@ -163,7 +165,7 @@ def check_agent_and_backend(spec: RunSpec) -> None:
         except ImportError:
             raise DependencyNotInstalled("ray", "ray") from None
     make_agent(spec.agent, **dict(spec.agent_options))
-    backend = make_backend(spec.backend)
+    backend = make_backend(spec.backend, **dict(spec.backend_options))  # unknown options name the valid ones
     try:
         require_cameras(spec.options.observation, backend)
         if spec.media is not None:
@@ -178,7 +180,7 @@ def check_agent_and_backend(spec: RunSpec) -> None:
 
 
 # run-file keys added after runs already existed, with the value those older runs had
-RECORD_DEFAULTS: Mapping[str, Any] = {"observation": "symbolic", "protocol": "standard"}
+RECORD_DEFAULTS: Mapping[str, Any] = {"backend_options": {}, "observation": "symbolic", "protocol": "standard"}
 
 
 def _run_record(spec: RunSpec, jobs: Sequence[Job]) -> dict[str, Any]:
@@ -188,6 +190,7 @@ def _run_record(spec: RunSpec, jobs: Sequence[Job]) -> dict[str, Any]:
         "agent": spec.agent,
         "backend": spec.backend,
         "agent_options": public_options(spec.agent_options),
+        "backend_options": dict(spec.backend_options),
         "seeds": spec.seeds,
         "instances_digest": instance_digest(files, spec.seeds),
         "observation": obs.mode,
@@ -340,6 +343,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=positive_int, default=1, help="rollouts per instance (seeds 0..N-1)")
     p.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="agent option, e.g. memory=false or model=gpt-4o (repeatable)")
+    p.add_argument("--backend-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="backend option, e.g. mode=assisted (repeatable; values are YAML scalars)")
     p.add_argument("--observation", default="symbolic", choices=OBSERVATION_MODES,
                    help="what the agent sees: the scene graph, the camera images, or both")
     p.add_argument("--image-format", default="png", choices=IMAGE_FORMATS, help="encoding of sent images")
@@ -364,6 +369,7 @@ def spec_from_args(args: argparse.Namespace, instances: str, out: str) -> RunSpe
         limit=args.limit,
         seeds=args.seeds,
         agent_options=parse_options(args.agent_opt),
+        backend_options=parse_backend_opts(getattr(args, "backend_opt", [])),
         progress=not args.no_progress,
         options=RolloutOptions(
             ObservationSpec(args.observation, args.image_format, args.image_size), args.protocol,
