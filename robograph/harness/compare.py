@@ -118,18 +118,20 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 def bootstrap_ci(x: Sequence[float], y: Sequence[float], seed: int = 0,
                  resamples: int = BOOTSTRAP) -> tuple[float | None, float | None]:
-    """Percentile interval of rho over paired resamples (resamples where rho is undefined are
-    left out; None when too few remain)."""
+    """Percentile interval of rho over paired resamples, all ranked at once (resamples where rho
+    is undefined are left out; None when fewer than a tenth remain)."""
     if len(x) < 3:
         return None, None
     rng = np.random.default_rng(seed)
-    xs, ys = np.asarray(x, float), np.asarray(y, float)
-    values = []
-    for _ in range(resamples):
-        idx = rng.integers(0, len(xs), len(xs))
-        rho = spearman(xs[idx], ys[idx])
-        if rho is not None:
-            values.append(rho)
+    idx = rng.integers(0, len(x), (resamples, len(x)))
+    rank = _rankdata()
+    rx = rank(np.asarray(x, float)[idx], axis=1)
+    ry = rank(np.asarray(y, float)[idx], axis=1)
+    rx -= rx.mean(axis=1, keepdims=True)
+    ry -= ry.mean(axis=1, keepdims=True)
+    den = np.sqrt((rx * rx).sum(axis=1) * (ry * ry).sum(axis=1))
+    ok = den > 0
+    values = (rx * ry).sum(axis=1)[ok] / den[ok]
     if len(values) < resamples // 10:
         return None, None
     alpha = (1 - CONFIDENCE) / 2
