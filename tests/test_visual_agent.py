@@ -3,6 +3,8 @@ constructed segmentation, the perceived view cut from it, and the agent on rende
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -74,3 +76,51 @@ def test_visual_explorer_names_what_it_needs_without_frames():
         agent.act(Request(system="", payload={"current_observation": OBS}))
     with pytest.raises(AgentError, match="min_pixels must be a positive integer"):
         make_agent("visual_explorer", min_pixels=0)
+
+
+def test_a_worker_reuses_one_backend_and_gets_the_same_rollouts(tmp_path):
+    from robograph.gym_env import demo_instance_path
+    from robograph.harness.jobs import Job, WorkerBackends, run_job
+
+    jobs = [Job(str(demo_instance_path()), seed, "explorer") for seed in (0, 1, 0)]
+    fresh = [run_job(j, WorkerBackends()) for j in jobs]
+    with WorkerBackends() as backends:
+        reused = [run_job(j, backends) for j in jobs]
+        assert backends.built == 1 and backends.backend is not None
+        run_job(Job(jobs[0].instance_path, 0, "explorer", "symbolic", {}, {"no": 1}), backends)  # bad option
+        assert backends.built == 1 and backends.backend is None  # a failed build leaves nothing live
+    assert [_decisions(r) for r in fresh] == [_decisions(r) for r in reused]
+    assert all(r.error is None for r in reused) and len(_decisions(reused[0])) > 2
+
+
+def _decisions(result):
+    """A job's replies, outcomes and metrics (no timings, which differ run to run)."""
+    recs = [json.loads(line) for line in result.lines]
+    return [(r.get("raw"), r.get("event"), r.get("metrics")) for r in recs]
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("requires_mujoco")
+def test_perception_sees_what_the_head_faces_and_nothing_the_view_hides():
+    from robograph.backend_check import conformance_instances
+    from robograph.registry import make_backend
+    from robograph.view import compute_view
+
+    inst = conformance_instances(1, "indoor")[0]
+    be = make_backend("mujoco", segmentation=True)
+    try:
+        be.reset(inst.graph, seed=0)
+        frames = be.render()
+    finally:
+        be.close()
+    labels = frames[0].labels
+    assert len(set(labels)) == len(labels) and labels[-1] == "robot"
+    visible = compute_view(inst.graph).visible
+    seen = seen_nodes(frames) - {"robot"}
+    # cameras never show what the symbolic view hides (other rooms, closed containers' contents)
+    assert seen and seen <= visible
+    # the furniture the robot starts at fills the head view
+    station = max((n for n in pixel_counts([frames[0]]) if n != "robot"), key=pixel_counts([frames[0]]).get)
+    assert inst.graph.nodes[station].kind == "furniture"
+    assert 0.0 < self_occlusion(frames[0]) < 0.5
+    assert all(f.depth is not None and f.depth.shape == f.segmentation.shape for f in frames)
