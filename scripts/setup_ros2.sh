@@ -22,6 +22,8 @@ ros_pkgs=(
   "ros-$J-ament-cmake-pytest==2.5.4" "ros-$J-rosidl-core-generators==0.2.0" "ros-$J-domain-coordinator==0.12.0"
   # recording
   "mcap==1.6.0" "mcap-ros2-support==0.6.0"
+  # the bridge tests run in this venv (tests/test_ros2_bridge.py re-runs itself here)
+  "pytest==9.2.0"
 )
 stamp_src=$(cat "$0" pyproject.toml "$iface"/CMakeLists.txt "$iface"/package.xml "$iface"/*/* | sha1sum | cut -c1-12)
 stamp="$venv/.robograph-ros2-$stamp_src"
