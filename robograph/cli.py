@@ -75,6 +75,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "robograph.harness.benchmark:register",
     "robograph.oracle.pddl:register",
     "robograph.render_cmd:register",
+    "robograph.check_cmd:register",
     "robograph.compiler.cli:register",
     "calibration.cli:register",
 )
