@@ -5,7 +5,8 @@ The robot (or `robot_sim` standing in for it) does the work; this class only spe
 - `execute`: one `ExecuteSkill` goal per action with a fresh request id; waits until the result,
   the deadline (the goal is then cancelled and the step reports `deadline_exceeded`), the caller's
   cancel, or heartbeat loss (`robot_disconnected`, an infrastructure failure). Feedback phases
-  are logged into `Execution.info["feedback"]`.
+  go to `feedback_log` and the `ros_bridge.backend` logger (Execution.info keeps only what is
+  the same from run to run: status, duplicate, seconds).
 - `reconcile`: the robot's perceived world (`GetWorldState`), never the graph's own prediction;
   after a disconnect it waits for the robot to come back, else raises `RobotDisconnected`.
 - `render`: the latest `sensor_msgs/Image` of each camera topic.
@@ -18,6 +19,7 @@ The robot (or `robot_sim` standing in for it) does the work; this class only spe
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 import uuid
@@ -25,10 +27,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from robograph.actions import Action
-from robograph.backend import Execution
+from robograph.backend import ALL_REWRITE_KINDS, CameraSpec, Capabilities, Execution, Frame, interruption
 from robograph.failures import ActionFailure, FailureType
 from robograph.graph import SceneGraph
 from robograph.rewrite import Rewrite, diff
@@ -39,12 +39,13 @@ from ros_bridge.errors import (
     RobotNotFound,
     RosBridgeError,
 )
-from ros_bridge.images import image_array
+from ros_bridge.images import image_array, pose_matrix
 from ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_TIMEOUT_S, RobotNames
 from ros_bridge.ros import SpunNode, interfaces
 
 INTERVENTION_MODES = ("refuse", "operator")
 _KNOWN_FAILURES = {f.value for f in FailureType}
+log = logging.getLogger(__name__)
 
 
 class Ros2Backend:
@@ -54,7 +55,7 @@ class Ros2Backend:
                  goal_timeout_s: float = 60.0, heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S,
                  connect_timeout_s: float = 15.0, reconnect_timeout_s: float = 10.0,
                  interventions: str = "refuse", operator_timeout_s: float = 120.0,
-                 run_id: str | None = None) -> None:
+                 width: int = 320, height: int = 240, resend_s: float = 1.0, run_id: str | None = None) -> None:
         if interventions not in INTERVENTION_MODES:
             raise RosBridgeError(f"interventions={interventions!r}; valid: {', '.join(INTERVENTION_MODES)}")
         for key, value in (("goal_timeout_s", goal_timeout_s), ("heartbeat_timeout_s", heartbeat_timeout_s),
@@ -62,9 +63,10 @@ class Ros2Backend:
             if not value > 0:
                 raise RosBridgeError(f"{key} must be > 0 seconds, got {value!r}")
         self.msg, self.srv, self.action = interfaces()  # first: a clear error where ROS 2 is missing
+        from geometry_msgs.msg import PoseStamped
         from rclpy.action import ActionClient
         from rclpy.callback_groups import ReentrantCallbackGroup
-        from rclpy.qos import qos_profile_sensor_data
+        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
         from sensor_msgs.msg import CameraInfo, Image
 
         self.robot = robot
@@ -75,13 +77,23 @@ class Ros2Backend:
         self.connect_timeout_s = float(connect_timeout_s)
         self.reconnect_timeout_s = float(reconnect_timeout_s)
         self.interventions = interventions
+        self.resend_s = float(resend_s)
         self.operator_timeout_s = float(operator_timeout_s)
         self.run_id = run_id or uuid.uuid4().hex[:12]
+        # Honest declarations: the robot cannot teleport, so rewrites are realizable only through an
+        # operator; images come at the size the robot is configured for (render checks it).
+        self.capabilities = Capabilities(
+            cameras=tuple(CameraSpec(c, int(width), int(height)) for c in self.cameras),
+            realizes=ALL_REWRITE_KINDS if interventions == "operator" else frozenset(),
+            modes=("physics",), mode="physics", deadlines=True)
+        self.feedback_log: deque[dict[str, Any]] = deque(maxlen=10000)  # every feedback message
+        self.last_request_id = ""
         self._lock = threading.Lock()
         self._last_beat = -1.0  # time.monotonic() of the last heartbeat
         self._estopped = False
         self._images: dict[str, Any] = {}
         self._infos: dict[str, Any] = {}
+        self._poses: dict[str, Any] = {}
         self._confirmations: dict[str, tuple[bool, str]] = {}
         self._confirmed = threading.Condition(self._lock)
         self._step = 0
@@ -91,6 +103,8 @@ class Ros2Backend:
         self.spun = SpunNode(f"robograph_bridge_{self.run_id}")
         node = self.spun.node
         group = ReentrantCallbackGroup()
+        latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                             reliability=ReliabilityPolicy.RELIABLE)
         self._client = ActionClient(node, self.action.ExecuteSkill, self.names.execute_skill, callback_group=group)
         self._world = node.create_client(self.srv.GetWorldState, self.names.get_world_state, callback_group=group)
         self._reset = node.create_client(self.srv.ResetWorld, self.names.reset_world, callback_group=group)
@@ -99,7 +113,9 @@ class Ros2Backend:
         for cam in self.cameras:
             node.create_subscription(Image, self.names.image(cam), self._on(self._images, cam),
                                      qos_profile_sensor_data, callback_group=group)
-            node.create_subscription(CameraInfo, self.names.camera_info(cam), self._on(self._infos, cam), 1,
+            node.create_subscription(CameraInfo, self.names.camera_info(cam), self._on(self._infos, cam), latched,
+                                     callback_group=group)
+            node.create_subscription(PoseStamped, self.names.camera_pose(cam), self._on(self._poses, cam), latched,
                                      callback_group=group)
         from sensor_msgs.msg import JointState
 
@@ -135,6 +151,12 @@ class Ros2Backend:
     def connected(self) -> bool:
         with self._lock:
             return self._last_beat >= 0 and time.monotonic() - self._last_beat < self.heartbeat_timeout_s
+
+    @property
+    def estopped(self) -> bool:
+        """What the robot's last heartbeat (or an e-stop result) said."""
+        with self._lock:
+            return self._estopped
 
     def _check_estop(self) -> None:
         with self._lock:
@@ -192,6 +214,11 @@ class Ros2Backend:
                 f"the ros2 backend cannot make the change {text} itself (a robot cannot teleport objects); "
                 "run with --backend-opt interventions=operator to ask an operator, or without interventions")
         rid = f"{self.run_id}-op{self._resets}-{self._step}-{uuid.uuid4().hex[:6]}"
+        end = time.monotonic() + min(self.operator_timeout_s, self.connect_timeout_s)
+        while self._op_pub.get_subscription_count() == 0 and time.monotonic() < end:
+            time.sleep(0.02)  # a message published before the operator's console matched is lost
+        if self._op_pub.get_subscription_count() == 0:
+            raise InterventionRefused(f"no operator listens on {self.names.operator_request}; cannot make {text}")
         self._op_pub.publish(self.msg.OperatorRequest(request_id=rid, rewrites_json=text,
                                                       description=f"please make this change: {text}"))
         with self._confirmed:
@@ -203,10 +230,14 @@ class Ros2Backend:
     def execute(self, graph: SceneGraph, action: Action, expected: SceneGraph, *,
                 deadline: float | None = None, cancel: Any = None) -> Execution:
         self._check_estop()
+        t0 = time.monotonic()
+        stopped = interruption(deadline, cancel)
+        if stopped is not None:  # nothing is sent: the world stays as it was
+            return Execution(failure=stopped, info={"status": "not_sent", "duplicate": False, "wall_s": 0.0})
         self._step += 1
         rid = f"{self.run_id}-{self._resets}-{self._step}"
-        info: dict[str, Any] = {"request_id": rid, "feedback": []}
-        t0 = time.monotonic()
+        self.last_request_id = rid
+        info: dict[str, Any] = {"status": "", "duplicate": False}
         if not self.connected:
             return self._disconnected(info, t0, "before the goal was sent")
         goal = self.action.ExecuteSkill.Goal(
@@ -216,29 +247,39 @@ class Ros2Backend:
         if deadline is not None:
             limit = min(limit, deadline)
         goal.deadline_s = max(0.0, limit - t0)
-        feedback = info["feedback"]
 
         def on_feedback(msg: Any) -> None:
-            feedback.append({"t": round(time.monotonic() - t0, 4), "phase": msg.feedback.phase,
-                             "progress": round(float(msg.feedback.progress), 3)})
+            entry = {"request_id": rid, "t": round(time.monotonic() - t0, 4), "phase": msg.feedback.phase,
+                     "progress": round(float(msg.feedback.progress), 3)}
+            self.feedback_log.append(entry)
+            log.debug("goal %s %s: %s %.2f", rid, action, entry["phase"], entry["progress"])
 
-        send = self._client.send_goal_async(goal, feedback_callback=on_feedback)
+        # A goal request is not durable: one sent while discovery still matches a restarted robot's
+        # endpoints is lost. Re-send it (same request id: the robot runs it at most once) until
+        # one is accepted.
+        sends = [self._client.send_goal_async(goal, feedback_callback=on_feedback)]
+        next_send = t0 + self.resend_s
         handle = None
         result_future = None
         while True:
-            if handle is None and send.done():
-                handle = send.result()
-                if not handle.accepted:
-                    return self._failed(info, t0, FailureType.EXECUTION_FAILED, f"the robot rejected goal {rid}")
-                result_future = handle.get_result_async()
+            if handle is None:
+                done = [f for f in sends if f.done()]
+                if done:
+                    handle = done[0].result()
+                    if not handle.accepted:
+                        return self._failed(info, t0, FailureType.EXECUTION_FAILED, f"the robot rejected goal {rid}")
+                    result_future = handle.get_result_async()
+                elif time.monotonic() >= next_send:
+                    sends.append(self._client.send_goal_async(goal, feedback_callback=on_feedback))
+                    next_send = time.monotonic() + self.resend_s
+                    info["resent"] = len(sends) - 1
             if result_future is not None and result_future.done():
                 return self._from_result(result_future.result().result, info, t0)
-            now = time.monotonic()
             if not self.connected:
                 return self._disconnected(info, t0, f"during {action}")
             if cancel is not None and cancel.is_set():
                 return self._cancel(handle, info, t0, FailureType.CANCELLED, "cancelled by the caller")
-            if now >= limit:
+            if time.monotonic() >= limit:
                 return self._cancel(handle, info, t0, FailureType.DEADLINE_EXCEEDED,
                                     f"{action} ran past its deadline ({limit - t0:.2f} s); goal {rid} cancelled")
             time.sleep(0.002)
@@ -250,6 +291,7 @@ class Ros2Backend:
             while not future.done() and time.monotonic() < end:
                 time.sleep(0.005)
             info["cancel_acknowledged"] = bool(future.done() and future.result().goals_canceling)
+        info["status"] = "cancel_sent" if handle is not None else "not_accepted"
         return self._failed(info, t0, kind, message)
 
     def _disconnected(self, info: dict[str, Any], t0: float, when: str) -> Execution:
@@ -258,6 +300,7 @@ class Ros2Backend:
 
     def _failed(self, info: dict[str, Any], t0: float, kind: FailureType, message: str) -> Execution:
         info["wall_s"] = time.monotonic() - t0
+        info.setdefault("status", "")
         return Execution(failure=ActionFailure(kind, message), info=info)
 
     def _from_result(self, res: Any, info: dict[str, Any], t0: float) -> Execution:
@@ -285,19 +328,36 @@ class Ros2Backend:
         world = self._read_world()
         return expected if world == expected else world
 
-    def render(self, cameras: Sequence[str] | None = None, timeout_s: float = 5.0) -> dict[str, np.ndarray]:
+    def render(self, cameras: Sequence[str] | None = None, timeout_s: float = 5.0) -> list[Frame]:
+        """The latest image of each camera, with the model its CameraInfo and pose topics give
+        (timestamp: the image's ROS stamp in seconds)."""
+        from calibration.camera import CameraModel
+
         names = list(cameras) if cameras is not None else list(self.cameras)
         unknown = [c for c in names if c not in self.cameras]
         if unknown:
             raise RosBridgeError(f"unknown camera(s) {unknown}; this backend subscribes to: {', '.join(self.cameras)}")
+        stores = (self._images, self._infos, self._poses)
         end = time.monotonic() + timeout_s
-        while any(c not in self._images for c in names) and time.monotonic() < end:
+        while any(c not in s for c in names for s in stores) and time.monotonic() < end:
             time.sleep(0.01)
-        missing = [c for c in names if c not in self._images]
+        missing = [c for c in names if any(c not in s for s in stores)]
         if missing:
-            raise RosBridgeError(f"no image from camera(s) {missing} in {timeout_s:.0f} s on "
-                                 f"{', '.join(self.names.image(c) for c in missing)}")
-        return {c: image_array(self._images[c]) for c in names}
+            raise RosBridgeError(f"no image, camera_info and pose from camera(s) {missing} in {timeout_s:.0f} s "
+                                 f"(topics {', '.join(self.names.image(c) for c in missing)} and siblings)")
+        frames = []
+        for cam in names:
+            img, info = self._images[cam], self._infos[cam]
+            spec = next(s for s in self.capabilities.cameras if s.name == cam)
+            if (img.width, img.height) != (spec.width, spec.height):
+                raise RosBridgeError(f"camera {cam} sends {img.width}x{img.height} images; this backend was "
+                                     f"configured for {spec.width}x{spec.height} (--backend-opt width=/height=)")
+            k = info.k
+            model = CameraModel(info.width, info.height, k[0], k[4], k[2], k[5],
+                                T_world_cam=pose_matrix(self._poses[cam]), dist=tuple(info.d[:5]) or (0.0,) * 5)
+            stamp = img.header.stamp.sec + img.header.stamp.nanosec * 1e-9
+            frames.append(Frame(camera=cam, image=image_array(img), model=model, timestamp=stamp))
+        return frames
 
     def camera_info(self, camera: str) -> Any:
         """The latest sensor_msgs/CameraInfo of `camera` (None before the first)."""

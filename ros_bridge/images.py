@@ -60,3 +60,27 @@ def fill_camera_info(msg: Any, *, width: int, height: int, fx: float, fy: float,
     msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
     msg.p = [fx, 0.0, cx, 0.0, 0.0, fy, cy, 0.0, 0.0, 0.0, 1.0, 0.0]
     return msg
+
+
+def fill_pose(msg: Any, T_world_cam: np.ndarray, *, stamp: Any, frame_id: str = "world") -> Any:
+    """A 4x4 `T_world_cam` (OpenCV camera axes) -> geometry_msgs/PoseStamped (ROS quaternion x, y, z, w)."""
+    from robograph.rotations import quat_from_mat
+
+    T = np.asarray(T_world_cam, dtype=float)
+    w, x, y, z = quat_from_mat(T[:3, :3])
+    msg.header.frame_id, msg.header.stamp = frame_id, stamp
+    p, q = msg.pose.position, msg.pose.orientation
+    p.x, p.y, p.z = (float(v) for v in T[:3, 3])
+    q.x, q.y, q.z, q.w = float(x), float(y), float(z), float(w)
+    return msg
+
+
+def pose_matrix(msg: Any) -> np.ndarray:
+    """geometry_msgs/PoseStamped -> 4x4 T_world_cam."""
+    from robograph.rotations import mat_from_quat
+
+    q, p = msg.pose.orientation, msg.pose.position
+    T = np.eye(4)
+    T[:3, :3] = mat_from_quat((q.w, q.x, q.y, q.z))
+    T[:3, 3] = (p.x, p.y, p.z)
+    return T

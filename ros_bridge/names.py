@@ -2,7 +2,8 @@
 
 Every name lives under a robot namespace (default `robograph`), so two robots can share a
 ROS domain. Cameras publish `<ns>/cameras/<name>/image_raw` (sensor_msgs/Image) and
-`<ns>/cameras/<name>/camera_info` (sensor_msgs/CameraInfo), the image_transport layout.
+`<ns>/cameras/<name>/camera_info` (sensor_msgs/CameraInfo), the image_transport layout, and
+`<ns>/cameras/<name>/pose` (geometry_msgs/PoseStamped, T_world_cam).
 """
 
 from __future__ import annotations
@@ -64,3 +65,8 @@ class RobotNames:
 
     def camera_info(self, camera: str) -> str:
         return self._n(f"cameras/{camera}/camera_info")
+
+    def camera_pose(self, camera: str) -> str:
+        """geometry_msgs/PoseStamped T_world_cam (OpenCV axes), latched: TF's tf2_msgs is not among
+        the ROS 2 wheels this project installs, so camera poses travel on their own topic."""
+        return self._n(f"cameras/{camera}/pose")

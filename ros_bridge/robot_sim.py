@@ -36,7 +36,7 @@ from robograph.graph import SceneGraph
 from robograph.rewrite import apply_all
 from robograph.rewrite import from_json as rewrite_from_json
 from robograph.view import compute_view
-from ros_bridge.images import fill_camera_info, fill_image, image_array, pinhole_k
+from ros_bridge.images import fill_camera_info, fill_image, fill_pose, pinhole_k
 from ros_bridge.ledger import Ledger
 from ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_HZ, RobotNames
 from ros_bridge.ros import SpunNode, interfaces
@@ -108,21 +108,15 @@ class SimWorld:
             return FailureType.EXECUTION_FAILED.value, f"{action} did not produce its expected outcome"
         return "", ""
 
-    def frames(self, cameras: Sequence[str], width: int, height: int, tick: int) -> dict[str, np.ndarray]:
+    def frames(self, cameras: Sequence[str], width: int, height: int,
+               tick: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """camera -> (RGB image, T_world_cam). Backends without cameras get `schematic_image`s
+        with an identity pose (a synthetic picture has no real viewpoint)."""
         with self.lock:
-            rendered = self.backend.render(list(cameras))
+            rendered = self.backend.render(list(cameras)) if self.backend.capabilities.cameras else []
             graph = self.graph
-        images = _as_images(rendered)
-        if images:
-            return images
-        return {c: schematic_image(graph, c, width, height, tick) for c in cameras}
-
-
-def _as_images(rendered: Any) -> dict[str, np.ndarray]:
-    """A backend's render() output (a dict camera -> RGB array, or a list of Frames) as a dict."""
-    if isinstance(rendered, dict):
-        return {str(k): np.asarray(v) for k, v in rendered.items()}
-    return {f.camera: np.asarray(f.image) for f in rendered or ()}
+        out = {f.camera: (np.asarray(f.image), np.asarray(f.model.T_world_cam)) for f in rendered}
+        return out or {c: (schematic_image(graph, c, width, height, tick), np.eye(4)) for c in cameras}
 
 
 def schematic_image(graph: SceneGraph | None, camera: str, width: int, height: int, tick: int) -> np.ndarray:
@@ -146,7 +140,7 @@ class RobotSimServer:
     """The ROS 2 node. `close()` stops it; `run()` blocks until interrupted."""
 
     def __init__(self, config: SimConfig, world: SimWorld | None = None) -> None:
-        from action_msgs.msg import GoalStatus  # noqa: F401 - fail early if action_msgs is missing
+        from geometry_msgs.msg import PoseStamped
         from rclpy.action import ActionServer, CancelResponse, GoalResponse
         from rclpy.callback_groups import ReentrantCallbackGroup
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -156,7 +150,7 @@ class RobotSimServer:
         self.config = config
         self.names = RobotNames(config.robot)
         self.msg, self.srv, self.action = interfaces()
-        self._Image, self._CameraInfo, self._JointState = Image, CameraInfo, JointState
+        self._Image, self._CameraInfo, self._JointState, self._PoseStamped = Image, CameraInfo, JointState, PoseStamped
         self.world = world or SimWorld(config.backend)
         ledger_path = None
         if config.state_dir is not None:
@@ -164,6 +158,7 @@ class RobotSimServer:
             ledger_path = config.state_dir / "ledger.jsonl"
         self.ledger = Ledger.open(ledger_path)
         self._estopped = threading.Event()
+        self._running: dict[str, threading.Event] = {}  # request ids executing in this process
         self._active = ""
         self._lock = threading.Lock()
         self._tick = 0
@@ -189,6 +184,8 @@ class RobotSimServer:
         self._joint_pub = node.create_publisher(JointState, self.names.joint_states, 10)
         self._img_pubs = {c: node.create_publisher(Image, self.names.image(c), 2) for c in config.cameras}
         self._info_pubs = {c: node.create_publisher(CameraInfo, self.names.camera_info(c), latched)
+                           for c in config.cameras}
+        self._pose_pubs = {c: node.create_publisher(PoseStamped, self.names.camera_pose(c), latched)
                            for c in config.cameras}
         node.create_timer(1.0 / HEARTBEAT_HZ, self._heartbeat, callback_group=group)
         if config.cameras and config.image_hz > 0:
@@ -288,13 +285,18 @@ class RobotSimServer:
     def _execute(self, handle: Any) -> Any:
         goal = handle.request
         rid = goal.request_id
-        with self._lock:
-            known = self.ledger.lookup(rid) if rid else None
-            if known is None and rid:
-                self.ledger.start(rid)
         if not rid:
             return self._finish(handle, rid, self._result("aborted", FailureType.INVALID_ARGUMENTS.value,
                                                           "goal without request_id"), record=False)
+        with self._lock:
+            known = self.ledger.lookup(rid)
+            running = self._running.get(rid)
+            if known is None:
+                self.ledger.start(rid)
+                self._running[rid] = threading.Event()
+        if running is not None:  # the client re-sent a goal still executing here: wait for its end
+            running.wait()
+            known = self.ledger.lookup(rid)
         if known is not None:  # at most once: answer from the ledger, move nothing
             if known["state"] == "finished":
                 r = known["result"]
@@ -309,9 +311,11 @@ class RobotSimServer:
         self._active = rid
         try:
             res = self._run_skill(handle, action, t0)
+            return self._finish(handle, rid, res)
         finally:
             self._active = ""
-        return self._finish(handle, rid, res)
+            with self._lock:
+                self._running.pop(rid).set()
 
     def _run_skill(self, handle: Any, action: Action, t0: float) -> Any:
         feedback = self.action.ExecuteSkill.Feedback()
@@ -356,12 +360,13 @@ class RobotSimServer:
         stamp = self.spun.node.get_clock().now().to_msg()
         images = self.world.frames(cfg.cameras, cfg.width, cfg.height, self._tick)
         fx, fy, cx, cy = pinhole_k(cfg.width, cfg.height, cfg.fovy_deg)
-        for cam, img in images.items():
+        for cam, (img, T_world_cam) in images.items():
             if cam not in self._img_pubs:
                 continue
             frame_id = f"{cfg.robot}/{cam}_optical"
             h, w = img.shape[:2]
             self._img_pubs[cam].publish(fill_image(self._Image(), img, frame_id=frame_id, stamp=stamp))
+            self._pose_pubs[cam].publish(fill_pose(self._PoseStamped(), T_world_cam, stamp=stamp))
             self._info_pubs[cam].publish(fill_camera_info(self._CameraInfo(), width=w, height=h, fx=fx, fy=fy,
                                                           cx=cx, cy=cy, frame_id=frame_id, stamp=stamp))
         joints = getattr(self.world.backend, "joint_state", None)
@@ -428,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["RobotSimServer", "SimConfig", "SimWorld", "image_array", "main", "schematic_image"]
+__all__ = ["RobotSimServer", "SimConfig", "SimWorld", "main", "schematic_image"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

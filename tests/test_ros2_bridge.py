@@ -124,6 +124,12 @@ else:
         for b in made:
             b.close()
 
+    def _wait_for(condition, timeout_s: float = 5.0) -> None:
+        end = time.monotonic() + timeout_s
+        while not condition():
+            assert time.monotonic() < end, "condition not met in time"
+            time.sleep(0.01)
+
     def _first_step(b: Ros2Backend) -> tuple:
         g = DEMO.graph
         b.reset(g, seed=0)
@@ -143,18 +149,18 @@ else:
         assert len(r.runs_per_request()) == len(sym.trace.steps) - 1  # stop() is not sent to the robot
 
     def test_robot_killed_mid_goal_disconnects_then_resumes_without_repeating(robot, bridge):
-        r = robot("--skill-seconds", "1.0")
-        b = bridge(r, heartbeat_timeout_s=0.5, reconnect_timeout_s=20.0)
+        r = robot("--skill-seconds", "2.0")
+        b = bridge(r, reconnect_timeout_s=20.0)
         g, act, expected = _first_step(b)
-        threading.Timer(0.4, r.kill).start()
+        threading.Timer(0.5, r.kill).start()
         res = b.execute(g, act, expected)
         assert res.failure is not None and res.failure.type is FailureType.ROBOT_DISCONNECTED
-        rid = res.info["request_id"]
+        rid = b.last_request_id
         r.start()  # same state dir: the ledger and the world survive
         assert b.reconcile(expected) == g  # the interrupted skill did not happen, and is not replayed
         b._step -= 1  # resend the very same request id: answered from the ledger, nothing moves
         again = b.execute(g, act, expected)
-        assert again.info["request_id"] == rid and again.info["duplicate"]
+        assert b.last_request_id == rid and again.info["duplicate"]
         assert again.failure.type is FailureType.ROBOT_DISCONNECTED
         assert b.reconcile(expected) == g
         retry = b.execute(g, act, expected)  # the runtime's next step is a new request
@@ -174,7 +180,7 @@ else:
         time.sleep(0.3)
         finished = [x for x in r.ledger() if x["event"] == "finished"]
         assert finished[-1]["result"]["status"] == "canceled"
-        assert any(f["phase"] == "executing" for f in res.info["feedback"])
+        assert any(f["phase"] == "executing" for f in b.feedback_log if f["request_id"] == b.last_request_id)
 
     def test_caller_cancel_is_typed(robot, bridge):
         r = robot("--skill-seconds", "3.0")
@@ -200,6 +206,7 @@ else:
         b = bridge(r)
         g, act, expected = _first_step(b)
         pub = b.spun.node.create_publisher(Bool, b.names.estop, 10)
+        _wait_for(lambda: pub.get_subscription_count() > 0)
         threading.Timer(0.3, lambda: pub.publish(Bool(data=True))).start()
         with pytest.raises(EmergencyStop):
             b.execute(g, act, expected)
@@ -207,7 +214,7 @@ else:
         with pytest.raises(EmergencyStop, match="e-stopped"):
             b.execute(g, act, expected)
         pub.publish(Bool(data=False))
-        time.sleep(0.4)
+        _wait_for(lambda: not b.estopped)
         assert b.execute(g, act, expected).ok
 
     def test_duplicate_request_id_runs_once(robot, bridge):
@@ -215,12 +222,13 @@ else:
         b = bridge(r)
         g, act, expected = _first_step(b)
         first = b.execute(g, act, expected)
+        rid = b.last_request_id
         assert first.ok and not first.info["duplicate"]
         b._step -= 1
         second = b.execute(g, act, expected)
         assert second.ok and second.info["duplicate"]
-        assert second.info["request_id"] == first.info["request_id"]
-        assert r.runs_per_request() == {first.info["request_id"]: 1}
+        assert b.last_request_id == rid
+        assert r.runs_per_request() == {rid: 1}
         assert b.reconcile(expected) is expected
 
     def test_images_have_encoding_size_and_camera_info(robot, bridge):
@@ -228,9 +236,11 @@ else:
         b = bridge(r)
         b.reset(DEMO.graph, seed=0)
         frames = b.render()
-        assert sorted(frames) == ["head", "left", "right"]
-        for cam, img in frames.items():
+        assert [f.camera for f in frames] == ["head", "left", "right"]
+        for frame in frames:
+            cam, img = frame.camera, frame.image
             assert img.shape == (240, 320, 3) and img.dtype.name == "uint8"
+            assert (frame.model.width, frame.model.fx) == (320, pytest.approx(207.846, abs=1e-3))
             assert b._images[cam].encoding == "rgb8"
             info = b.camera_info(cam)
             assert (info.width, info.height) == (320, 240)
@@ -254,6 +264,13 @@ else:
         bad = [MoveNode("red_pen", "INSIDE", "no_such_node")]
         with pytest.raises(InterventionRefused, match="did not make the change"):
             op.realize(after, bad)
+
+    def test_conformance_check_passes_with_an_operator(robot, bridge):
+        from robograph.backend_check import check_backend
+
+        r = robot("--simulate-operator")
+        report = check_backend(lambda: bridge(r, interventions="operator", operator_timeout_s=10.0), [DEMO])
+        assert "realize_reconcile" in report.passed and "typed_failures" in report.passed, report
 
     def test_no_robot_is_a_clear_error(bridge, tmp_path):
         b = bridge(Robot("nobody_here", tmp_path), connect_timeout_s=1.0)
