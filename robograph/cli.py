@@ -78,6 +78,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "robograph.check_cmd:register",
     "robograph.compiler.cli:register",
     "calibration.cli:register",
+    "ros_bridge.validate:register",
 )
 
 

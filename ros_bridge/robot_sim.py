@@ -52,6 +52,7 @@ class SimConfig:
     seed: int = 0
     skill_seconds: float = 0.0  # how long each skill takes (feedback and cancel points in between)
     abort_actions: tuple[str, ...] = ()  # "press" or "press:button_1": the robot aborts these
+    slip_actions: tuple[str, ...] = ()  # these report success but change nothing (a grasp that slipped)
     state_dir: Path | None = None  # ledger + world, for at-most-once across restarts
     cameras: tuple[str, ...] = DEFAULT_CAMERAS
     width: int = 320
@@ -134,6 +135,12 @@ def schematic_image(graph: SceneGraph | None, camera: str, width: int, height: i
                 img[height // 4: 3 * height // 4, i * col:(i + 1) * col] = tuple(rgb)
     img[tick % height, :] = 255
     return img
+
+
+def _matches(action: Action, patterns: Sequence[str]) -> bool:
+    """`press` matches every press; `press:button_1` only that grounding."""
+    keys = {action.name, f"{action.name}:{':'.join(action.args)}"}
+    return any(p in keys for p in patterns)
 
 
 class RobotSimServer:
@@ -330,7 +337,7 @@ class RobotSimServer:
         bad = self.world.precheck(action)
         if bad is not None:
             return self._result("failed", bad[0], bad[1], time.monotonic() - t0)
-        if self._aborts(action):
+        if _matches(action, self.config.abort_actions):
             return self._result("aborted", FailureType.EXECUTION_FAILED.value,
                                 f"the robot aborted {action} (configured to abort it)", time.monotonic() - t0)
         phase("planning", 0.1)
@@ -344,14 +351,13 @@ class RobotSimServer:
             phase("executing", 0.1 + 0.8 * (1 - (end - time.monotonic()) / max(self.config.skill_seconds, 1e-9)))
             time.sleep(min(0.05, max(0.0, end - time.monotonic())))
         phase("executing", 0.9)
+        if _matches(action, self.config.slip_actions):  # fault injection: perception will disagree
+            phase("verifying", 1.0)
+            return self._result("succeeded", "", f"{action} done", time.monotonic() - t0)
         failure_type, message = self.world.execute(action)
         phase("verifying", 1.0)
         status = "succeeded" if not failure_type else "failed"
         return self._result(status, failure_type, message or f"{action} done", time.monotonic() - t0)
-
-    def _aborts(self, action: Action) -> bool:
-        keys = {action.name, f"{action.name}:{':'.join(action.args)}"}
-        return any(a in keys for a in self.config.abort_actions)
 
     # sensors -------------------------------------------------------------------------------------
     def _publish_images(self) -> None:
@@ -402,6 +408,8 @@ def parse_args(argv: Sequence[str] | None = None) -> SimConfig:
     p.add_argument("--skill-seconds", type=float, default=0.0, help="duration of every skill (s)")
     p.add_argument("--abort", action="append", default=[], metavar="ACTION[:NODE...]",
                    help="abort this action (e.g. press or open:drawer_1); repeatable")
+    p.add_argument("--slip", action="append", default=[], metavar="ACTION[:NODE...]",
+                   help="report this action as done without changing the world (fault injection); repeatable")
     p.add_argument("--state-dir", type=Path, help="keep the request ledger and world here (survives restarts)")
     p.add_argument("--cameras", default=",".join(DEFAULT_CAMERAS), help="comma-separated camera names ('' for none)")
     p.add_argument("--width", type=int, default=320)
@@ -414,7 +422,7 @@ def parse_args(argv: Sequence[str] | None = None) -> SimConfig:
     if a.width <= 0 or a.height <= 0 or not math.isfinite(a.image_hz):
         p.error("--width/--height must be positive and --image-hz finite")
     return SimConfig(robot=a.robot, backend=a.backend, instance=a.instance, seed=a.seed,
-                     skill_seconds=a.skill_seconds, abort_actions=tuple(a.abort), state_dir=a.state_dir,
+                     skill_seconds=a.skill_seconds, abort_actions=tuple(a.abort), slip_actions=tuple(a.slip), state_dir=a.state_dir,
                      cameras=cams, width=a.width, height=a.height, image_hz=a.image_hz,
                      simulate_operator=a.simulate_operator)
 

@@ -148,6 +148,44 @@ else:
         assert set(r.runs_per_request().values()) == {1}
         assert len(r.runs_per_request()) == len(sym.trace.steps) - 1  # stop() is not sent to the robot
 
+    @pytest.fixture(scope="module")
+    def indoor_file(tmp_path_factory):
+        from robograph.backend_check import conformance_instances
+
+        path = tmp_path_factory.mktemp("indoor") / "indoor.json"
+        conformance_instances(1, domain="indoor")[0].save(path)
+        return path
+
+    def _validate(r: Robot, instance: Path, out: Path) -> tuple[int, dict]:
+        cmd = [sys.executable, "-m", "robograph.cli", "validate-robot", str(instance), "--backend", "ros2",
+               "--backend-opt", f"robot={r.name}", "--backend-opt", "cameras=", "--json", str(out),
+               "--out", str(out.with_suffix(".md"))]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert proc.returncode in (0, 1), proc.stderr
+        return proc.returncode, json.loads(out.read_text())
+
+    def test_validate_robot_agrees_step_by_step_on_an_indoor_benchmark_episode(robot, indoor_file, tmp_path):
+        r = robot("--cameras", "")
+        rc, report = _validate(r, indoor_file, tmp_path / "report.json")
+        assert rc == 0 and report["ok"] and report["goal_satisfied"]
+        assert report["executed_steps"] == report["planned_steps"] > 5
+        assert all(s["agrees"] and s["expected_graph"] == s["reconciled_graph"] for s in report["steps"])
+        assert "AGREES" in (tmp_path / "report.md").read_text()
+
+    def test_validate_robot_fails_on_a_step_the_robot_did_not_do(robot, indoor_file, tmp_path):
+        from robograph.instance import load_instance
+        from robograph.oracle import solve
+
+        inst = load_instance(indoor_file)
+        grab = next(a for a in solve(inst.graph, inst.goal, inst.actions).actions if a.name == "grab")
+        r = robot("--cameras", "", "--slip", f"grab:{grab.args[0]}")
+        rc, report = _validate(r, indoor_file, tmp_path / "report.json")
+        assert rc == 1 and not report["ok"]
+        last = report["steps"][-1]
+        assert last["action"]["name"] == "grab" and last["status"] == "ok" and not last["agrees"]
+        assert last["diff"] and last["expected_graph"] != last["reconciled_graph"]
+        assert report["executed_steps"] < report["planned_steps"]
+
     def test_robot_killed_mid_goal_disconnects_then_resumes_without_repeating(robot, bridge):
         r = robot("--skill-seconds", "2.0")
         b = bridge(r, reconnect_timeout_s=20.0)
