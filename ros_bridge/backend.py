@@ -41,6 +41,7 @@ from ros_bridge.errors import (
 )
 from ros_bridge.images import image_array, pose_matrix
 from ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_TIMEOUT_S, RobotNames
+from ros_bridge.recording import McapRecorder
 from ros_bridge.ros import SpunNode, interfaces
 
 INTERVENTION_MODES = ("refuse", "operator")
@@ -55,7 +56,8 @@ class Ros2Backend:
                  goal_timeout_s: float = 60.0, heartbeat_timeout_s: float = HEARTBEAT_TIMEOUT_S,
                  connect_timeout_s: float = 15.0, reconnect_timeout_s: float = 10.0,
                  interventions: str = "refuse", operator_timeout_s: float = 120.0,
-                 width: int = 320, height: int = 240, resend_s: float = 1.0, run_id: str | None = None) -> None:
+                 width: int = 320, height: int = 240, resend_s: float = 1.0, record: str = "",
+                 run_id: str | None = None) -> None:
         if interventions not in INTERVENTION_MODES:
             raise RosBridgeError(f"interventions={interventions!r}; valid: {', '.join(INTERVENTION_MODES)}")
         for key, value in (("goal_timeout_s", goal_timeout_s), ("heartbeat_timeout_s", heartbeat_timeout_s),
@@ -88,6 +90,9 @@ class Ros2Backend:
             modes=("physics",), mode="physics", deadlines=True)
         self.feedback_log: deque[dict[str, Any]] = deque(maxlen=10000)  # every feedback message
         self.last_request_id = ""
+        # `record`: an MCAP file of what the robot sent (images, camera info and poses, joint
+        # states) and the reconciled world after every step
+        self.recorder = McapRecorder(record) if record else None
         self._lock = threading.Lock()
         self._last_beat = -1.0  # time.monotonic() of the last heartbeat
         self._estopped = False
@@ -111,12 +116,11 @@ class Ros2Backend:
         node.create_subscription(self.msg.Heartbeat, self.names.heartbeat, self._on_heartbeat, 10,
                                  callback_group=group)
         for cam in self.cameras:
-            node.create_subscription(Image, self.names.image(cam), self._on(self._images, cam),
-                                     qos_profile_sensor_data, callback_group=group)
-            node.create_subscription(CameraInfo, self.names.camera_info(cam), self._on(self._infos, cam), latched,
-                                     callback_group=group)
-            node.create_subscription(PoseStamped, self.names.camera_pose(cam), self._on(self._poses, cam), latched,
-                                     callback_group=group)
+            for msg_type, topic, store, qos in (
+                    (Image, self.names.image(cam), self._images, qos_profile_sensor_data),
+                    (CameraInfo, self.names.camera_info(cam), self._infos, latched),
+                    (PoseStamped, self.names.camera_pose(cam), self._poses, latched)):
+                node.create_subscription(msg_type, topic, self._on(store, cam, topic), qos, callback_group=group)
         from sensor_msgs.msg import JointState
 
         node.create_subscription(JointState, self.names.joint_states, self._on_joint_state, 10,
@@ -126,13 +130,19 @@ class Ros2Backend:
                             callback_group=group)
 
     # subscriptions -------------------------------------------------------------------------------
-    def _on(self, store: dict[str, Any], cam: str) -> Any:
+    def _on(self, store: dict[str, Any], cam: str, topic: str) -> Any:
         def callback(msg: Any) -> None:
             store[cam] = msg
+            self._record(topic, msg)
         return callback
+
+    def _record(self, topic: str, msg: Any) -> None:
+        if self.recorder is not None:
+            self.recorder.write(topic, msg, self.spun.node.get_clock().now().nanoseconds)
 
     def _on_joint_state(self, msg: Any) -> None:
         self.joint_states.append(msg)
+        self._record(self.names.joint_states, msg)
 
     def _on_heartbeat(self, msg: Any) -> None:
         with self._lock:
@@ -320,6 +330,7 @@ class Ros2Backend:
             raise RobotDisconnected(f"robot {self.robot!r} is gone (no heartbeat for {self.reconnect_timeout_s:.0f} s); "
                                     "its world cannot be read back. Restart the robot side and resume the run")
         res = self._call(self._world, self.srv.GetWorldState.Request(), 10.0)
+        self._record(self.names.world_state, res.state)
         if not res.state.graph_json:
             raise RosBridgeError(f"robot {self.robot!r} has no world yet (start it with --instance or reset it)")
         return SceneGraph.from_json(json.loads(res.state.graph_json))
@@ -365,3 +376,5 @@ class Ros2Backend:
 
     def close(self) -> None:
         self.spun.close()
+        if self.recorder is not None:
+            self.recorder.close()

@@ -287,6 +287,32 @@ else:
         with pytest.raises(Exception, match="unknown camera"):
             b.render(["wrist"])
 
+    def test_mcap_recording_opens_in_a_reader_with_the_expected_topics(robot, bridge, tmp_path):
+        from mcap.reader import make_reader
+        from mcap_ros2.decoder import DecoderFactory
+
+        r = robot("--image-hz", "20")
+        path = tmp_path / "episode.mcap"
+        b = bridge(r, record=str(path))
+        ep = oracle_rollout(DEMO, b)
+        b.render()
+        b.close()
+        with path.open("rb") as fh:
+            reader = make_reader(fh, decoder_factories=[DecoderFactory()])
+            topics = {c.topic: reader.get_summary().schemas[c.schema_id].name
+                      for c in reader.get_summary().channels.values()}
+            decoded = list(reader.iter_decoded_messages())
+        ns = f"/{r.name}"
+        assert topics[f"{ns}/world_state"] == "robograph_interfaces/msg/WorldState"
+        for cam in ("head", "left", "right"):
+            assert topics[f"{ns}/cameras/{cam}/image_raw"] == "sensor_msgs/msg/Image"
+            assert topics[f"{ns}/cameras/{cam}/camera_info"] == "sensor_msgs/msg/CameraInfo"
+        worlds = [m for _s, c, _m, m in decoded if c.topic == f"{ns}/world_state"]
+        assert len(worlds) >= len(ep.trace.steps) - 1  # one per reconcile
+        assert json.loads(worlds[-1].graph_json) == ep.graph.to_json()
+        img = next(m for _s, c, _m, m in decoded if c.topic.endswith("head/image_raw"))
+        assert (img.width, img.height, img.encoding, len(img.data)) == (320, 240, "rgb8", 320 * 240 * 3)
+
     def test_interventions_refused_or_made_by_an_operator(robot, bridge):
         r = robot("--simulate-operator")
         b = bridge(r)
