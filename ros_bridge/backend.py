@@ -339,9 +339,11 @@ class Ros2Backend:
         world = self._read_world()
         return expected if world == expected else world
 
-    def render(self, cameras: Sequence[str] | None = None, timeout_s: float = 5.0) -> list[Frame]:
+    def render(self, cameras: Sequence[str] | None = None, timeout_s: float = 5.0,
+               newer_than: float | None = None) -> list[Frame]:
         """The latest image of each camera, with the model its CameraInfo and pose topics give
-        (timestamp: the image's ROS stamp in seconds)."""
+        (timestamp: the image's ROS stamp in seconds). `newer_than` (ROS seconds, e.g. `now_s()`
+        before an action) waits for images taken after that moment."""
         from calibration.camera import CameraModel
 
         names = list(cameras) if cameras is not None else list(self.cameras)
@@ -350,9 +352,13 @@ class Ros2Backend:
             raise RosBridgeError(f"unknown camera(s) {unknown}; this backend subscribes to: {', '.join(self.cameras)}")
         stores = (self._images, self._infos, self._poses)
         end = time.monotonic() + timeout_s
-        while any(c not in s for c in names for s in stores) and time.monotonic() < end:
-            time.sleep(0.01)
-        missing = [c for c in names if any(c not in s for s in stores)]
+        def stale(c: str) -> bool:
+            return newer_than is not None and c in self._images and _stamp(self._images[c]) <= newer_than
+
+        while (any(c not in s for c in names for s in stores) or any(stale(c) for c in names)) \
+                and time.monotonic() < end:
+            time.sleep(0.001)
+        missing = [c for c in names if any(c not in s for s in stores) or stale(c)]
         if missing:
             raise RosBridgeError(f"no image, camera_info and pose from camera(s) {missing} in {timeout_s:.0f} s "
                                  f"(topics {', '.join(self.names.image(c) for c in missing)} and siblings)")
@@ -366,9 +372,12 @@ class Ros2Backend:
             k = info.k
             model = CameraModel(info.width, info.height, k[0], k[4], k[2], k[5],
                                 T_world_cam=pose_matrix(self._poses[cam]), dist=tuple(info.d[:5]) or (0.0,) * 5)
-            stamp = img.header.stamp.sec + img.header.stamp.nanosec * 1e-9
-            frames.append(Frame(camera=cam, image=image_array(img), model=model, timestamp=stamp))
+            frames.append(Frame(camera=cam, image=image_array(img), model=model, timestamp=_stamp(img)))
         return frames
+
+    def now_s(self) -> float:
+        """ROS time now, seconds (the clock image stamps use)."""
+        return self.spun.now_s()
 
     def camera_info(self, camera: str) -> Any:
         """The latest sensor_msgs/CameraInfo of `camera` (None before the first)."""
@@ -378,3 +387,7 @@ class Ros2Backend:
         self.spun.close()
         if self.recorder is not None:
             self.recorder.close()
+
+
+def _stamp(msg: Any) -> float:
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9

@@ -281,6 +281,8 @@ class RobotSimServer:
                                      "message": res.message, "duration_s": res.duration_s},
                                graph.to_json() if graph is not None else None)
             self._publish_world()
+            if self.config.cameras:  # what the cameras see right after the skill, beside the result
+                threading.Thread(target=self._publish_images, daemon=True).start()
         if res.status == "succeeded":
             handle.succeed()
         elif res.status == "canceled":
@@ -362,7 +364,8 @@ class RobotSimServer:
     # sensors -------------------------------------------------------------------------------------
     def _publish_images(self) -> None:
         cfg = self.config
-        self._tick += 1
+        with self._lock:
+            self._tick += 1
         stamp = self.spun.node.get_clock().now().to_msg()
         images = self.world.frames(cfg.cameras, cfg.width, cfg.height, self._tick)
         fx, fy, cx, cy = pinhole_k(cfg.width, cfg.height, cfg.fovy_deg)
