@@ -139,6 +139,7 @@ class Episode:
         self.fired: list[FiredEvent] = []
         self.backend.reset(self.graph, seed=seed)
         self.trace = Trace(inst.id, seed, self.backend.name)
+        self._satisfied_cache: tuple[tuple[SceneGraph, Goal], int] | None = None
         self._pending = self._fire_due(1)
         self.trace.initial_events = list(self._pending)
         self.view = compute_view(self.graph)
@@ -224,7 +225,7 @@ class Episode:
             self._pending = self._fire_due(self.t + 1)
         self.view = compute_view(self.graph)
         goal = self.goal
-        satisfied = len(goal) - len(goal.unsatisfied(self.graph))
+        satisfied = self._satisfied_count()
         record = StepRecord(
             step=self.t,
             action=action,
@@ -242,6 +243,16 @@ class Episode:
         )
         self.trace.steps.append(record)
         return record
+
+    def _satisfied_count(self) -> int:
+        """Goal facts holding in the current graph; recounted only when the graph or the goal
+        object changed (a failed action leaves both as they were)."""
+        key = (self.graph, self.goal)
+        cached = self._satisfied_cache
+        if cached is None or cached[0][0] is not key[0] or cached[0][1] is not key[1]:
+            goal = self.goal
+            cached = self._satisfied_cache = (key, len(goal) - len(goal.unsatisfied(self.graph)))
+        return cached[1]
 
     @property
     def pending_events(self) -> list[FiredEvent]:
