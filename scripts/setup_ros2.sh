@@ -25,9 +25,12 @@ ros_pkgs=(
   # the bridge tests run in this venv (tests/test_ros2_bridge.py re-runs itself here)
   "pytest==9.2.0"
 )
-stamp_src=$(cat "$0" pyproject.toml "$iface"/CMakeLists.txt "$iface"/package.xml "$iface"/*/* | sha1sum | cut -c1-12)
-stamp="$venv/.robograph-ros2-$stamp_src"
-if [ -f "$stamp" ]; then
+# Two stamps: the wheels + project install (this script, pyproject.toml) and the interface build
+# (this script, the interface sources), so a change to one does not redo the other.
+pip_stamp="$venv/.robograph-ros2-pip-$(cat "$0" pyproject.toml | sha1sum | cut -c1-12)"
+iface_stamp="$venv/.robograph-ros2-iface-$(cat "$0" "$iface"/CMakeLists.txt "$iface"/package.xml "$iface"/*/* \
+  | sha1sum | cut -c1-12)"
+if [ -f "$pip_stamp" ] && [ -f "$iface_stamp" ]; then
   exit 0
 fi
 t0=$(date +%s)
@@ -42,12 +45,19 @@ fi
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-"$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q "${ros_pkgs[@]}"
-# robograph itself (core deps only: the robot side's simulator extras are optional)
-"$venv/bin/python" -m pip install -q -e "$root"
 py="$venv/bin/python"
-pyver=$("$py" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+if [ ! -f "$pip_stamp" ]; then
+  "$py" -m pip install -q --upgrade pip
+  "$py" -m pip install -q "${ros_pkgs[@]}"
+  # robograph itself (core deps only: the robot side's simulator extras are optional)
+  "$py" -m pip install -q -e "$root"
+  rm -f "$venv"/.robograph-ros2-pip-*
+  touch "$pip_stamp"
+fi
+if [ -f "$iface_stamp" ]; then
+  echo "setup_ros2.sh: $venv ready in $(( $(date +%s) - t0 )) s" >&2
+  exit 0
+fi
 pyinc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 npinc=$("$py" -c 'import numpy; print(numpy.get_include())')
 # The wheels were built in another Python prefix (and against numpy 2's _core headers): point their
@@ -68,6 +78,6 @@ rm -rf "$build" && mkdir -p "$build"
   cmake --install . >install.log 2>&1 || { tail -40 install.log >&2; exit 1; }
 )
 "$py" -c 'from robograph_interfaces.action import ExecuteSkill; from robograph_interfaces.srv import GetWorldState'
-rm -f "$venv"/.robograph-ros2-*
-touch "$stamp"
+rm -f "$venv"/.robograph-ros2-iface-*
+touch "$iface_stamp"
 echo "setup_ros2.sh: $venv ready in $(( $(date +%s) - t0 )) s" >&2
