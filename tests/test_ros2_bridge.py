@@ -1,6 +1,6 @@
 """The ROS 2 bridge over real DDS (Fast DDS via rclpy) on loopback, the robot side in its own process.
 
-Collected by the main test run, this module re-runs itself under `.venv-ros2/bin/python` (ROS 2
+Collected by the main test run (marked slow: `-m "not slow"` skips it locally), this module re-runs itself under `.venv-ros2/bin/python` (ROS 2
 lives in its own virtual environment), inside a private network namespace when `unshare -n`
 works, with `ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST` and a random `ROS_DOMAIN_ID`. Locally it
 skips when .venv-ros2 is missing; scripts/test.sh builds it and sets ROBOGRAPH_ROS2_REQUIRED=1,
@@ -38,6 +38,7 @@ def _netns_prefix() -> list[str]:
 
 if not IN_ROS:
 
+    @pytest.mark.slow  # about a minute of real DDS traffic; CI runs it (scripts/test.sh runs every test)
     def test_bridge_suite_in_the_ros2_venv() -> None:
         if not ROS_PY.exists():
             if os.environ.get("ROBOGRAPH_ROS2_REQUIRED"):
