@@ -60,7 +60,7 @@ class SpunNode:
     def close(self) -> None:
         if not self.context.ok():
             return
-        self.executor.shutdown(timeout_sec=1.0)
+        self.executor.shutdown(timeout_sec=2.0)
+        self._thread.join(timeout=2.0)  # no callback may run on the node once it is destroyed
         self.node.destroy_node()
         self.context.try_shutdown()
-        self._thread.join(timeout=2.0)
