@@ -13,14 +13,26 @@ from __future__ import annotations
 import numpy as np
 
 from backends.mujoco_kitchen.catalog import appearance
+from backends.mujoco_kitchen.deps import mujoco_module
+from backends.mujoco_kitchen.occlusion import COVER_FRACTION
 from backends.mujoco_kitchen.placement import contains, free_spot, local
 from backends.mujoco_kitchen.plan import CORRIDOR_X, ItemPlan, Region
 from backends.mujoco_kitchen.robot import FINGER_OPEN, HANDS, RobotNames
-from backends.mujoco_kitchen.sense import half_of, joint_fraction, measure_location, node_bodies
+from backends.mujoco_kitchen.sense import (
+    half_of,
+    joint_fraction,
+    measure_location,
+    node_bodies,
+    pair_coverage,
+)
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.errors import BackendError
 from robograph.graph import IN_ROOM, OCCLUDES, ROBOT_ID, SceneGraph
 from robograph.rewrite import DETACHED, HELD
+
+GROW_STEP = 0.02  # a blocker that must hide its target grows taller by this much at a time (m)
+GROW_STEPS = 20  # ... at most this often (40 cm)
+GROW_MARGIN = 0.015  # ... and is at least this much wider than the target on each side (m)
 
 
 class RealizeError(BackendError):
@@ -166,6 +178,47 @@ def _across_fingers(world: World, hand: str, half: np.ndarray) -> np.ndarray:
     return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
 
 
+def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
+    """Make a blocker standing in front of its target hide it from the head camera, as the
+    layout does for G0's occluders: rebuilt as a box at least as wide as the target, grown
+    taller in GROW_STEP steps until the measured coverage passes COVER_FRACTION. A vessel (several
+    geoms) keeps its shape; reconcile then reports what it really hides."""
+    if pair_coverage(world, graph, blocker, target) > COVER_FRACTION:
+        return
+    item = world.plan.items[blocker]
+    bid = world.body_id(item.body)
+    if item.hollow or int(world.model.body_geomnum[bid]) != 1:
+        return
+    pos = world.body_pos(item.body)
+    floor = float(pos[2]) - float(item.half[2])
+    th = half_of(world, target)
+    half = np.array([item.half[0], max(item.half[1], float(th[1]) + GROW_MARGIN), item.half[2]])
+    for _ in range(GROW_STEPS):
+        _resize_box(world, blocker, half)
+        world.set_free_pose(item.body, (pos[0], pos[1], floor + half[2] + 0.003))
+        world.forward()
+        if pair_coverage(world, graph, blocker, target) > COVER_FRACTION:
+            return
+        half[2] += GROW_STEP / 2
+
+
+def _resize_box(world: World, node: str, half: np.ndarray) -> None:
+    """Turn a single-geom body into a box of half extents `half` (same mass, box inertia)."""
+    mj = mujoco_module()
+    item = world.plan.items[node]
+    bid = world.body_id(item.body)
+    gid = int(world.model.body_geomadr[bid])
+    m = world.model
+    m.geom_type[gid] = mj.mjtGeom.mjGEOM_BOX
+    m.geom_size[gid] = half
+    m.geom_rbound[gid] = float(np.linalg.norm(half))
+    m.geom_aabb[gid] = np.concatenate([np.zeros(3), half])
+    hx, hy, hz = (float(v) for v in half)
+    mass = float(m.body_mass[bid])
+    m.body_inertia[bid] = (mass / 3 * (hy**2 + hz**2), mass / 3 * (hx**2 + hz**2), mass / 3 * (hx**2 + hy**2))
+    world.plan.items[node] = ItemPlan(node, item.body, (hx, hy, hz), "box", False)
+
+
 def _occlusions(world: World, graph: SceneGraph) -> None:
     """Put each active blocker in front of its target (as the head camera sees it)."""
     bodies = node_bodies(world)
@@ -198,7 +251,8 @@ def _occlusions(world: World, graph: SceneGraph) -> None:
         world_pos = pos if region.body == "world" else world.to_world(region.body, pos)
         world.set_free_pose(bodies[blocker], world_pos)
         world.forward()
-        world.plan.blocking[blocker] = (target, (float(world_pos[0]), float(world_pos[1]), float(world_pos[2])))
+        _grow_to_hide(world, graph, blocker, target)
+        world.plan.blocking[blocker] = (target, tuple(float(v) for v in world.body_pos(bodies[blocker])))
     for blocker, (target, pose) in list(world.plan.blocking.items()):
         wants_aside = blocker in graph.nodes and bool(graph.attr(blocker, "moved_aside")) \
             and graph.hand_of(blocker) is None
