@@ -177,8 +177,12 @@ def measure_locations(world: World, expected: SceneGraph, *, assisted_only: bool
             locations[node] = (DETACHED, "")
         elif node in bodies and expected.nodes[node].kind not in (FURNITURE, ROOM):
             locations[node] = measure_location(world, node, expected, assisted_only)
-    for whole in sorted(assembled):
+    for whole in sorted(pairs):
         a, b = pairs[whole]
+        if whole not in assembled:
+            if a in bodies and b in bodies:
+                locations[whole] = (DETACHED, "")  # apart, the whole is nowhere: its parts are
+            continue
         held = [measure_location(world, p, expected, assisted_only) for p in (a, b)]
         held_loc = next((loc for loc in held if loc[0] == HELD), None)
         if held_loc is not None:
