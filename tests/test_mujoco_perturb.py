@@ -397,3 +397,31 @@ def test_button_and_assembly_perturbations_on_the_skills_sample() -> None:
     check(g2, [SetAttr("toy_rocket", "assembled", False), MoveNode("toy_rocket", "DETACHED", ""),
                MoveNode("rocket_base", "ON", "kitchen_counter"), MoveNode("rocket_nose", "ON", "kitchen_counter")])
     be.close()
+
+
+@pytest.mark.parametrize("scene", SCENES[:3])
+def test_realized_occlusion_rewrites_reconcile_to_themselves(indoor_benchmark, scene: str) -> None:
+    """realize -> reconcile for the occlusion rewrites of interventions: a blocker set aside, put
+    back (I2 regression of move_aside), and a new occlusion (I5: an object moved to a blocker's
+    support and hidden behind it; realize grows the blocker until the camera sees it covered)."""
+    from backends.mujoco_kitchen import MujocoKitchenBackend
+
+    inst = next(i for i in indoor_benchmark.instances if i.id.startswith(scene + "__"))
+    be = MujocoKitchenBackend()
+    be.reset(inst.graph, seed=0)
+    g = inst.graph
+    blocker, _target = _pair(g)
+    for change in ([SetAttr(blocker, "moved_aside", True)], [SetAttr(blocker, "moved_aside", False)]):
+        g = apply_all(g, change)
+        be.realize(g, change)
+        assert be.reconcile(g) == g, diff(g, be.reconcile(g))
+    objs = _plain_objects(be.world, g)
+    new_blocker, hidden = objs[0], objs[-1]
+    loc = g.location[new_blocker]
+    change = [MoveNode(hidden, loc.rel, loc.dst), AddEdge(Edge(new_blocker, OCCLUDES, hidden))]
+    g = apply_all(g, change)
+    be.realize(g, change)
+    assert be.reconcile(g) == g, diff(g, be.reconcile(g))
+    b, t = (be.world.body_pos(be.world.plan.items[n].body) for n in (new_blocker, hidden))
+    assert b[0] < t[0] and abs(b[1] - t[1]) < 0.02  # in front of it, on the camera's side
+    be.close()
