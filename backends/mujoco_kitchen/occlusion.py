@@ -69,8 +69,8 @@ def surface(world: World, body: str, half: np.ndarray, cam: np.ndarray) -> Surfa
     the projected solid angle of each face's patch."""
     pos, rot = world.body_pos(body), world.body_mat(body)
     ticks = np.linspace(-FACE_INSET, FACE_INSET, FACE_GRID)
-    geoms = body_geoms(world, body)
-    points, weights = [], []
+    grid_a, grid_b = (g.ravel() for g in np.meshgrid(ticks, ticks))
+    aims, weights = [], []
     for axis in range(3):
         u, v = [k for k in range(3) if k != axis]
         for sign in (-1.0, 1.0):
@@ -81,47 +81,18 @@ def surface(world: World, body: str, half: np.ndarray, cam: np.ndarray) -> Surfa
             cos = float(normal @ to_cam) / dist
             if cos <= 1e-3:
                 continue  # the face looks away from the camera
-            w = 4.0 * half[u] * half[v] * cos / dist**2 / FACE_GRID**2
-            for a in ticks:
-                for b in ticks:
-                    p = centre + rot[:, u] * a * half[u] + rot[:, v] * b * half[v]
-                    hit = _first_hit(world, geoms, cam, p)
-                    if hit is not None:
-                        points.append(hit)
-                        weights.append(w)
-    pts = np.array(points).reshape(-1, 3)
-    wts = np.array(weights)
-    keep = ~_hidden_by_static(world, cam, pts) if len(pts) else np.zeros(0, dtype=bool)
-    return Surface(pts[keep], wts[keep])
-
-
-def _first_hit(world: World, geoms: Sequence[int], cam: np.ndarray, toward: np.ndarray) -> np.ndarray | None:
-    """Where the sight line from `cam` through `toward` first meets one of `geoms` (None: misses)."""
-    mj = mujoco_module()
-    m, d = world.model, world.data
-    vec = toward - cam
-    unit = vec / float(np.linalg.norm(vec))
-    best = -1.0
-    for g in geoms:
-        hit = mj.mju_rayGeom(d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g], cam, unit, int(m.geom_type[g]))
-        if hit >= 0.0 and (best < 0.0 or hit < best):
-            best = hit
-    return None if best < 0.0 else cam + unit * (best - SURFACE_OFFSET)
-
-
-def _hidden_by_static(world: World, cam: np.ndarray, points: np.ndarray) -> np.ndarray:
-    """Per point: does a static geom (welded to the world) lie on the sight line before it."""
-    mj = mujoco_module()
-    m, d = world.model, world.data
-    hidden = np.zeros(len(points), dtype=bool)
-    geomid = np.zeros(1, dtype=np.int32)
-    for i, p in enumerate(points):
-        vec = p - cam
-        dist = float(np.linalg.norm(vec))
-        hit = mj.mj_ray(m, d, cam, vec / dist, None, 1, -1, geomid)
-        if 0.0 <= hit < dist - SURFACE_OFFSET and geomid[0] >= 0:
-            hidden[i] = int(m.body_weldid[m.geom_bodyid[geomid[0]]]) == 0
-    return hidden
+            aims.append(centre + np.outer(grid_a * half[u], rot[:, u]) + np.outer(grid_b * half[v], rot[:, v]))
+            weights.append(np.full(FACE_GRID**2, 4.0 * half[u] * half[v] * cos / dist**2 / FACE_GRID**2))
+    if not aims:
+        return Surface(np.zeros((0, 3)), np.zeros(0))
+    unit = _units(np.concatenate(aims) - cam)
+    hit = ray_distances(world, body_geoms(world, body), cam, unit)
+    seen = np.isfinite(hit)
+    points = cam + unit[seen] * (hit[seen] - SURFACE_OFFSET)[:, None]
+    wts = np.concatenate(weights)[seen]
+    static = _static_boxes(world)
+    blocked = ray_distances(world, static, cam, unit[seen]) < hit[seen] - 2 * SURFACE_OFFSET
+    return Surface(points[~blocked], wts[~blocked])
 
 
 def coverage(world: World, blocker_geoms: Sequence[int], cam: np.ndarray, target: Surface) -> float:
@@ -129,19 +100,62 @@ def coverage(world: World, blocker_geoms: Sequence[int], cam: np.ndarray, target
     total = float(target.weights.sum())
     if total <= 0.0:
         return 0.0
-    mj = mujoco_module()
+    vec = target.points - cam
+    dist = np.linalg.norm(vec, axis=1)
+    covered = ray_distances(world, blocker_geoms, cam, vec / dist[:, None]) < dist
+    return float(target.weights[covered].sum()) / total
+
+
+def ray_distances(world: World, geoms: Sequence[int], cam: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """Distance (N,) along each unit sight line (N, 3) from `cam` to the nearest of `geoms`
+    (inf: misses them all). Boxes in one vectorised slab test, other primitives one by one."""
     m, d = world.model, world.data
-    covered = 0.0
-    for p, w in zip(target.points, target.weights, strict=True):
-        vec = p - cam
-        dist = float(np.linalg.norm(vec))
-        unit = vec / dist
-        for g in blocker_geoms:
-            hit = mj.mju_rayGeom(d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g], cam, unit, int(m.geom_type[g]))
-            if 0.0 <= hit < dist:
-                covered += float(w)
-                break
-    return covered / total
+    out = np.full(len(unit), np.inf)
+    geoms = np.asarray(geoms, dtype=int)
+    if len(unit) == 0 or len(geoms) == 0:
+        return out
+    is_box = np.asarray(m.geom_type)[geoms] == _BOX
+    boxes = geoms[is_box]
+    if len(boxes):
+        out = np.minimum(out, _slab_distances(cam, unit, np.asarray(d.geom_xpos)[boxes],
+                                              np.asarray(d.geom_xmat)[boxes].reshape(-1, 3, 3),
+                                              np.asarray(m.geom_size)[boxes]))
+    mj = mujoco_module()
+    for g in geoms[~is_box]:
+        for i, u in enumerate(unit):
+            hit = mj.mju_rayGeom(d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g], cam, u, int(m.geom_type[g]))
+            if 0.0 <= hit < out[i]:
+                out[i] = hit
+    return out
+
+
+def _slab_distances(cam: np.ndarray, unit: np.ndarray, centres: np.ndarray, mats: np.ndarray,
+                    half: np.ndarray) -> np.ndarray:
+    """Nearest entry distance (N,) of N rays from `cam` into M oriented boxes (inf: none hit)."""
+    origin = np.einsum("mji,mj->mi", mats, cam - centres)  # camera in each box's frame (M, 3)
+    direction = np.einsum("mji,nj->nmi", mats, unit)  # (N, M, 3)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t1 = (-half - origin) / direction
+        t2 = (half - origin) / direction
+    # a ray parallel to a slab: inside it never leaves, outside it never enters
+    parallel = direction == 0.0
+    inside = np.abs(origin) <= half
+    near = np.where(parallel, np.where(inside, -np.inf, np.inf), np.minimum(t1, t2))
+    far = np.where(parallel, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
+    enter, leave = near.max(axis=2), far.min(axis=2)  # (N, M)
+    hit = leave >= np.maximum(enter, 0.0)
+    return np.where(hit, np.maximum(enter, 0.0), np.inf).min(axis=1)
+
+
+def _static_boxes(world: World) -> np.ndarray:
+    """Box geoms of bodies welded to the world: the kitchen's carcasses, shelves and walls."""
+    m = world.model
+    return np.flatnonzero((np.asarray(m.body_weldid)[np.asarray(m.geom_bodyid)] == 0)
+                          & (np.asarray(m.geom_type) == _BOX))
+
+
+def _units(vec: np.ndarray) -> np.ndarray:
+    return vec / np.linalg.norm(vec, axis=1)[:, None]
 
 
 def body_geoms(world: World, body: str) -> list[int]:
@@ -153,6 +167,7 @@ def body_geoms(world: World, body: str) -> list[int]:
 
 
 _PRIMITIVES = (2, 3, 4, 5, 6)  # sphere, capsule, ellipsoid, cylinder, box (mjtGeom)
+_BOX = 6
 
 
 def may_cover(cam: np.ndarray, blocker: np.ndarray, r_blocker: float, target: np.ndarray, r_target: float) -> bool:

@@ -89,28 +89,30 @@ def holding_hand(world: World, body: str, assisted_only: bool = False) -> str | 
     if assisted_only:
         return None
     sub = world.subtree(body)
+    touching = _bodies_touching(world, sub)
+    if not touching:
+        return None
     for hand in HANDS:
         left = {world.body_id(f"{hand}_gripper_leftfinger"), world.body_id(f"{hand}_gripper_finger_joint1_tip")}
         right = {world.body_id(f"{hand}_gripper_rightfinger"), world.body_id(f"{hand}_gripper_finger_joint2_tip")}
-        touch_left, touch_right = world.contacts(left, sub) > 0, world.contacts(right, sub) > 0
+        touch_left, touch_right = bool(touching & left), bool(touching & right)
         if touch_left and touch_right:
             return hand
-        if (touch_left or touch_right) and _only_touches_hand(world, sub, hand) and \
-                float(np.linalg.norm(world.body_pos(body) - world.site_pos(RobotNames.grip_site(hand)))) < PINCH_REACH:
+        if (touch_left or touch_right) and all(world.model.body(b).name.startswith(f"{hand}_") for b in touching) \
+                and float(np.linalg.norm(world.body_pos(body) - world.site_pos(RobotNames.grip_site(hand)))) < PINCH_REACH:
             return hand
     return None
 
 
-def _only_touches_hand(world: World, sub: set[int], hand: str) -> bool:
-    m = world.model
-    for c in world.data.contact[: world.data.ncon]:
-        b1, b2 = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
-        if (b1 in sub) == (b2 in sub):
-            continue
-        other = m.body(b2 if b1 in sub else b1).name
-        if not other.startswith(f"{hand}_"):
-            return False
-    return True
+def _bodies_touching(world: World, sub: set[int]) -> set[int]:
+    """Bodies outside `sub` in contact with a body in it (one pass over the contacts, in numpy)."""
+    d = world.data
+    if d.ncon == 0:
+        return set()
+    ids = np.asarray(world.model.geom_bodyid)[np.asarray(d.contact.geom)[: d.ncon]]  # (ncon, 2)
+    inside = np.isin(ids, np.fromiter(sub, dtype=int))
+    cross = inside[:, 0] != inside[:, 1]
+    return {int(b) for b in np.where(inside[cross][:, 0], ids[cross][:, 1], ids[cross][:, 0])}
 
 
 def _resting_on(world: World, node: str, dst: str) -> bool:
