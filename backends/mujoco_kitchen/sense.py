@@ -225,12 +225,10 @@ def placed_bodies(world: World, locations: dict[str, Location]) -> frozenset[str
 
 def pair_coverage(world: World, graph: SceneGraph, blocker: str, target: str) -> float:
     """How much of `target` `blocker` covers, seen from the target's viewpoint (0 without one)."""
-    locations = measure_locations(world, graph)
-    station = _station_of(world, graph, locations, target)
     bodies = node_bodies(world)
-    if station is None or blocker not in bodies or target not in bodies:
+    cam = _view_of(world, graph, measure_locations(world, graph), target)
+    if cam is None or blocker not in bodies:
         return 0.0
-    cam = viewpoint(world, station, float(world.body_pos(bodies[target])[1]))
     surf = surface(world, bodies[target], half_of(world, target), cam)
     return coverage(world, body_geoms(world, bodies[blocker]), cam, surf)
 
@@ -239,23 +237,31 @@ def measure_occlusions(world: World, expected: SceneGraph, locations: dict[str, 
                        placed: frozenset[str]) -> dict[tuple[str, str], float]:
     """(blocker, target) -> coverage of the pairs the head camera sees covered, each target seen
     from the work pose in front of the furniture it stands in or on (see occlusion.py)."""
-    bodies = node_bodies(world)
-    cams = {}
-    for node in sorted(placed):
-        station = _station_of(world, expected, locations, node)
-        if station is not None:
-            cams[node] = viewpoint(world, station, float(world.body_pos(bodies[node])[1]))
+    views = {n: _view_of(world, expected, locations, n) for n in sorted(placed)}
+    cams = {n: cam for n, cam in views.items() if cam is not None}
     chains = {n: _chain(expected, locations, n) for n in placed}
     unrelated = {t: frozenset(chains[t]) | frozenset(n for n, ch in chains.items() if t in ch) for t in cams}
     halves = {n: half_of(world, n) for n in placed}
-    return covered_pairs(world, cams, halves, bodies, placed, unrelated)
+    return covered_pairs(world, cams, halves, node_bodies(world), placed, unrelated)
+
+
+def _view_of(world: World, expected: SceneGraph, locations: dict[str, Location], node: str) -> np.ndarray | None:
+    """The head camera's position for looking at a placed node: on the station line of the
+    furniture it stands in or on, straight in front of it (None on the floor, or without a body)."""
+    bodies = node_bodies(world)
+    if node not in bodies:
+        return None
+    for anc in _chain(expected, locations, node):
+        if anc in world.plan.stations:
+            return viewpoint(world, world.plan.stations[anc], float(world.body_pos(bodies[node])[1]))
+    return None
 
 
 def _chain(expected: SceneGraph, locations: dict[str, Location], node: str) -> list[str]:
     """Where a node stands, upwards: measured locations of movables, then the static furniture."""
     out: list[str] = []
     cur = node
-    while len(out) < 32:
+    while True:
         loc = locations.get(cur)
         if loc is not None:
             rel, dst = loc
@@ -271,15 +277,6 @@ def _chain(expected: SceneGraph, locations: dict[str, Location], node: str) -> l
         out.append(dst)
         cur = dst
     return out
-
-
-def _station_of(world: World, expected: SceneGraph, locations: dict[str, Location],
-                node: str) -> tuple[float, float, float] | None:
-    """The robot's work pose in front of the furniture a node stands in or on (None on the floor)."""
-    for anc in _chain(expected, locations, node):
-        if anc in world.plan.stations:
-            return world.plan.stations[anc]
-    return None
 
 
 def rewrites_to(expected: SceneGraph, reading: Reading, before: SceneGraph | None = None) -> list[Rewrite]:
