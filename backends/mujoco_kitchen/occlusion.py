@@ -158,11 +158,20 @@ def _units(vec: np.ndarray) -> np.ndarray:
     return vec / np.linalg.norm(vec, axis=1)[:, None]
 
 
-def body_geoms(world: World, body: str) -> list[int]:
-    """Collision-or-visual primitive geoms of a body and its descendants (a vessel's walls, a lid)."""
+def body_geoms(world: World, body: str, *, moving_parts: bool = True) -> list[int]:
+    """Primitive geoms of a body and its descendants (a vessel's walls, its lid). Without
+    `moving_parts`, descendants on a joint of their own (a lid, a cover) and what hangs on them
+    are left out: the rigid body alone."""
     m = world.model
-    sub = np.fromiter(world.subtree(body), dtype=int)
-    mask = np.isin(m.geom_bodyid, sub) & np.isin(m.geom_type, _PRIMITIVES)
+    sub = world.subtree(body)
+    if not moving_parts:
+        root = world.body_id(body)
+        hinged: set[int] = set()
+        for b in sorted(sub):  # parents come before their children
+            if b != root and (int(m.body_jntnum[b]) > 0 or int(m.body_parentid[b]) in hinged):
+                hinged.add(b)
+        sub -= hinged
+    mask = np.isin(m.geom_bodyid, np.fromiter(sub, dtype=int)) & np.isin(m.geom_type, _PRIMITIVES)
     return [int(g) for g in np.flatnonzero(mask)]
 
 
@@ -184,10 +193,14 @@ def may_cover(cam: np.ndarray, blocker: np.ndarray, r_blocker: float, target: np
 
 def covered_pairs(world: World, cams: Mapping[str, np.ndarray], halves: Mapping[str, np.ndarray],
                   bodies: Mapping[str, str], blockers: Iterable[str],
-                  unrelated: Mapping[str, frozenset[str]]) -> dict[tuple[str, str], float]:
+                  unrelated: Mapping[str, frozenset[str]],
+                  with_parts: frozenset[tuple[str, str]] = frozenset()) -> dict[tuple[str, str], float]:
     """(blocker, target) -> coverage for every pair whose coverage exceeds COVER_FRACTION.
     `cams`: target -> its viewpoint; `unrelated`: target -> nodes that cannot block it (its
-    containers and contents: a bowl's walls around its contents are not an occlusion)."""
+    containers and contents: a bowl's walls around its contents are not an occlusion). A
+    blocker's moving parts (an open lid) count only for the pairs in `with_parts` (the scene's
+    attribute-conditioned edges, "occludes when open"): elsewhere a lid raised for a moment is
+    not an occlusion the graph has a fact for."""
     out: dict[tuple[str, str], float] = {}
     blockers = sorted(blockers)
     for target, cam in sorted(cams.items()):
@@ -199,7 +212,8 @@ def covered_pairs(world: World, cams: Mapping[str, np.ndarray], halves: Mapping[
             continue
         surf = surface(world, bodies[target], halves[target], cam)
         for b in near:
-            share = coverage(world, body_geoms(world, bodies[b]), cam, surf)
+            geoms = body_geoms(world, bodies[b], moving_parts=(b, target) in with_parts)
+            share = coverage(world, geoms, cam, surf)
             if share > COVER_FRACTION:
                 out[(b, target)] = share
     return out

@@ -230,7 +230,8 @@ def pair_coverage(world: World, graph: SceneGraph, blocker: str, target: str) ->
     if cam is None or blocker not in bodies:
         return 0.0
     surf = surface(world, bodies[target], half_of(world, target), cam)
-    return coverage(world, body_geoms(world, bodies[blocker]), cam, surf)
+    conditioned = any(e.when and e.src == blocker and e.dst == target for e in graph.edges_of(OCCLUDES))
+    return coverage(world, body_geoms(world, bodies[blocker], moving_parts=conditioned), cam, surf)
 
 
 def measure_occlusions(world: World, expected: SceneGraph, locations: dict[str, Location],
@@ -242,7 +243,8 @@ def measure_occlusions(world: World, expected: SceneGraph, locations: dict[str, 
     chains = {n: _chain(expected, locations, n) for n in placed}
     unrelated = {t: frozenset(chains[t]) | frozenset(n for n, ch in chains.items() if t in ch) for t in cams}
     halves = {n: half_of(world, n) for n in placed}
-    return covered_pairs(world, cams, halves, node_bodies(world), placed, unrelated)
+    conditioned = frozenset((e.src, e.dst) for e in expected.edges_of(OCCLUDES) if e.when)
+    return covered_pairs(world, cams, halves, node_bodies(world), placed, unrelated, conditioned)
 
 
 def _view_of(world: World, expected: SceneGraph, locations: dict[str, Location], node: str) -> np.ndarray | None:
