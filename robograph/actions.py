@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from robograph.facts import changed_facts
@@ -60,7 +61,7 @@ class ActionSchema:
         }
 
 
-CATALOG: Mapping[str, ActionSchema] = {
+CATALOG: Mapping[str, ActionSchema] = MappingProxyType({  # read-only: shared by every episode
     s.name: s
     for s in (
         ActionSchema("observe", (), "Refresh the current observation without changing object state.",
@@ -93,7 +94,7 @@ CATALOG: Mapping[str, ActionSchema] = {
         ActionSchema("stop", (), "End the episode and submit the current state for success evaluation.",
                      0, False, "hands unchanged", False),
     )
-}
+})
 ACTION_NAMES: tuple[str, ...] = tuple(CATALOG)
 
 

@@ -76,6 +76,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "robograph.oracle.pddl:register",
     "robograph.render_cmd:register",
     "robograph.compiler.cli:register",
+    "calibration.cli:register",
 )
 
 
@@ -88,8 +89,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RoboGraphError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:  # a run says how much it kept and how to resume
+        print(str(exc) or "interrupted", file=sys.stderr)
         return 130
 
 

@@ -2,7 +2,8 @@
 
 Registered as `RoboGraph-v0` when `robograph` is imported. `gym.make("RoboGraph-v0")` plays the
 built-in demo instance; `gym.make("RoboGraph-v0", instance="path/to/episode.json")` any file.
-Reward is 1.0 on a successful stop and 0.0 otherwise (Succ of Eq. 5).
+Reward is 1.0 on a successful stop and 0.0 otherwise (Succ of Eq. 5). The env owns its backend,
+also one passed in: `close()` closes it (a physical backend holds a simulator and renderers).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ class RoboGraphEnv(gym.Env[str, str]):
         self.instance = instance if isinstance(instance, TaskInstance) else load_instance(instance)
         self.backend = make_backend(backend) if isinstance(backend, str) else backend
         self.episode = Episode(self.instance, self.backend)
+        self._closed = False
         self.render_mode = render_mode
         self.observation_space = spaces.Text(max_length=MAX_TEXT, charset=CHARSET)
         self.action_space = spaces.Text(max_length=MAX_TEXT, charset=CHARSET)
@@ -68,6 +70,12 @@ class RoboGraphEnv(gym.Env[str, str]):
         reward = 1.0 if rec.success else 0.0
         info = {"status": rec.status, "failure_type": rec.failure_type, "step": rec.step}
         return self._obs(), reward, self.episode.terminated, self.episode.truncated, info
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self.backend.close()
+        super().close()
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":

@@ -39,7 +39,7 @@ def format_view(episode: Episode) -> str:
             lines.append(f"  {edge['from']} {edge['relation']} {edge['to']}")
     robot = obs["robot"]
     lines.append(f"hands: left={robot['hands']['left']} right={robot['hands']['right']}")
-    if robot["navigation_enabled"]:
+    if robot.get("navigation_enabled"):
         lines.append(f"room: {robot['current_room']}  adjacent: {', '.join(robot['adjacent_rooms'])}")
     return "\n".join(lines)
 

@@ -1,6 +1,7 @@
 """`robograph render INSTANCE --backend NAME --out DIR`: write the camera views of an instance's
 initial scene as PNG files, through the backend registry (any backend whose `render` returns
-images works; the symbolic backend has none)."""
+images works; the symbolic backend has none). PNG encoding is Pillow's (the `viz` extra; every
+rendering backend's extra brings it too)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,18 @@ from typing import Any
 
 import numpy as np
 
+from robograph.errors import DependencyNotInstalled
 from robograph.instance import load_instance
-from robograph.png import write_png
 from robograph.registry import backend_names, make_backend
+
+
+def write_png(path: Path, image: np.ndarray) -> None:
+    """image: HxW (grey) or HxWx3 (RGB) uint8 pixels."""
+    try:
+        from PIL import Image
+    except ImportError:
+        raise DependencyNotInstalled("pillow", "viz") from None
+    Image.fromarray(np.ascontiguousarray(image)).save(path, format="PNG")
 
 
 def _cmd_render(args: argparse.Namespace) -> int:

@@ -131,10 +131,10 @@ def observation(graph: SceneGraph, view: View | None = None) -> dict[str, Any]:
             "left": graph.attr("robot", "left"),
             "right": graph.attr("robot", "right"),
         },
-        "navigation_enabled": navigation_enabled(graph),
     }
-    if robot["navigation_enabled"]:
+    if navigation_enabled(graph):  # Figure 11: the navigation fields only "when applicable"
         room = graph.robot_room()
+        robot["navigation_enabled"] = True
         robot["current_room"] = room
         robot["adjacent_rooms"] = graph.adjacent_rooms(room)
     return {

@@ -11,6 +11,11 @@ if [[ ",$extras," == *",mujoco,"* ]] && [ "$(id -u)" = "0" ] && command -v apt-g
    && ! dpkg -s $gl_pkgs >/dev/null 2>&1; then
   apt-get update && apt-get install -y $gl_pkgs
 fi
+# open3d (calibration extra) loads libusb at import time.
+if [[ ",$extras," == *",calibration,"* ]] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null \
+   && ! dpkg -s libusb-1.0-0 >/dev/null 2>&1; then
+  apt-get update && apt-get install -y libusb-1.0-0
+fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi

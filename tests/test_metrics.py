@@ -153,8 +153,8 @@ def rec(agent, domain, scene_id, condition, sr, **metrics):
 def test_aggregation_follows_the_paper():
     rows = [
         rec("a", "tabletop", "s1", "baseline", 100.0, SSAL=0.5),
-        rec("a", "tabletop", "s1", "I1", 0.0, IRR=0.0, SSAL=0.9),
-        rec("a", "tabletop", "s2", "baseline", 0.0, SSAL=0.0),
+        rec("a", "tabletop", "s1", "I1", 0.0, IRR=0.0, SSAL=0.9, attribution={"cause": "updating", "step": 3}),
+        rec("a", "tabletop", "s2", "baseline", 0.0, SSAL=0.0, attribution={"cause": "exploration", "step": 9}),
         rec("a", "tabletop", "s2", "I1", 100.0, IRR=100.0, latency=4.0, SSAL=0.9),
     ]
     s = agg.summarize(rows)
@@ -166,7 +166,13 @@ def test_aggregation_follows_the_paper():
     t2 = agg.intervention_table(rows)
     assert t2[("a", "I1", "tabletop")]["delta_SR"] == 0.0  # (0-100 + 100-0) / 2
     js = agg.json_summary(rows)
-    assert set(js["a"]["tabletop"]) == {"SR", "SSAL", "NGP", "AER", "RAR", "SEG", "ADR", "IRR", "F1_RD", "Acc_RG"}
+    assert set(js["a"]["tabletop"]) == {"SR", "SSAL", "NGP", "AER", "RAR", "SEG", "ADR", "IRR", "F1_RD", "Acc_RG",
+                                        "premature", "attributed_maintenance", "attributed_exploration",
+                                        "attributed_updating"}
+    assert js["a"]["tabletop"]["premature"] == 50.0
+    # shares of the two attributed failures
+    assert js["a"]["tabletop"]["attributed_updating"] == 50.0 and js["a"]["tabletop"]["attributed_exploration"] == 50.0
+    assert js["a"]["tabletop"]["attributed_maintenance"] == 0.0
 
 
 def test_spearman_against_hand_values():

@@ -79,3 +79,23 @@ def test_registered_as_entry_point() -> None:
     from robograph.registry import backend_names
 
     assert "mujoco" in backend_names()
+
+
+@pytest.mark.parametrize("inst", SAMPLES, ids=lambda i: i.id)
+def test_slotted_regions_hold_their_capacity_within_their_floor(inst) -> None:
+    plan = solve_layout(inst.graph)
+    slotted = {n: r for n, r in plan.regions.items() if r.slots}
+    for n, r in slotted.items():
+        assert len(r.slots) == inst.graph.nodes[n].capacity, n
+        sx, sy = r.slot_size
+        for x, y in r.slots:
+            assert abs(x) + sx / 2 <= r.half[0] + 1e-6 and abs(y) + sy / 2 <= r.half[1] + 1e-6, n
+
+
+def test_slots_exist_where_the_samples_have_capacities() -> None:
+    assert sum(len(r.slots) for inst in SAMPLES for r in solve_layout(inst.graph).regions.values()) > 0
+
+
+def test_same_graph_same_layout() -> None:
+    inst = SAMPLES[0]
+    assert repr(solve_layout(inst.graph)) == repr(solve_layout(inst.graph))

@@ -38,6 +38,18 @@ def test_remembered_room_contents_give_a_maintenance_span():
     assert tsh(inst).maintain >= 4
 
 
+def test_maintenance_counts_from_the_acquisition_of_a_fact_not_its_last_sighting():
+    inst = CASES["house_many"][0]()
+    plan = solve(inst.graph, inst.goal, inst.actions)
+    steps = [str(a) for a in plan.actions]
+    # the mug is seen on the counter in V_0 and stays in view until the robot leaves at step 3;
+    # walk(kitchen) at step 8 is the decision that relies on remembering it (it exposes the mug
+    # that grab(mug) then takes). Definition 2 counts from acquisition (V_0): 8 - 0 = 8, where
+    # the last sighting (V_2) would give 6.
+    assert steps[:3] == ["grab(spoon)", "grab(plate)", "walk(hall)"] and steps[7:9] == ["walk(kitchen)", "grab(mug)"]
+    assert tsh(inst, plan).maintain == 8
+
+
 def test_update_counts_facts_invalidated_by_interventions():
     scene = event_scene().item("eraser").on("eraser", "desk")
     goal = ["INSIDE(pen, case)", "INSIDE(eraser, case)", "CLOSED(drawer)"]

@@ -21,7 +21,7 @@ OBS = {
     ],
     "visible_edges": [],
     "held_objects": [{"id": "eraser", "name": "eraser"}],
-    "robot": {"hands": {"left": "eraser", "right": None}, "navigation_enabled": False},
+    "robot": {"hands": {"left": "eraser", "right": None}},
 }
 GOOD = {
     "reason": "the pen is visible",

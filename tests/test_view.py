@@ -175,7 +175,7 @@ def test_tabletop_observation_is_figure_11():
             {"from": "pen", "to": "case", "relation": "INSIDE"},
         ],
         "held_objects": [{"id": "mug", "name": "mug"}],
-        "robot": {"hands": {"left": None, "right": "mug"}, "navigation_enabled": False},
+        "robot": {"hands": {"left": None, "right": "mug"}},  # no navigation fields on a tabletop
     }
 
 

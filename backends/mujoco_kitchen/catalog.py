@@ -11,10 +11,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
 
+from backends.mujoco_kitchen.tuning import MAX_GRASP_WIDTH
 from robograph.graph import (
     CONTAINER,
     FURNITURE,
@@ -27,9 +29,6 @@ from robograph.graph import (
 
 ARTICULATIONS = ("none", "drawer", "hinged_door", "lid", "book_cover")
 GEOMETRIES = ("box", "cylinder", "sphere", "capsule")
-# The Panda gripper opens 80 mm; graspable solids are kept at most this wide across their
-# narrowest horizontal side so physics grasping is possible at all.
-MAX_GRASP_WIDTH = 0.062
 
 CATALOG_PATH = Path(__file__).resolve().parents[2] / "assets" / "objects.yaml"
 
@@ -44,9 +43,19 @@ class Appearance:
     articulation: str = "none"
 
 
+def _read_only(value: Any) -> Any:
+    """Deep read-only copy (mappings -> MappingProxyType, lists -> tuples): the cached catalog is
+    shared by every caller, so none of them may change it for the others."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _read_only(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return tuple(_read_only(v) for v in value)
+    return value
+
+
 @lru_cache(maxsize=4)
 def load_catalog(path: str = str(CATALOG_PATH)) -> Mapping[str, Mapping[str, Any]]:
-    """Flatten the yaml's sections (rooms/furniture/objects) into category -> entry."""
+    """Flatten the yaml's sections (rooms/furniture/objects) into category -> entry (read-only)."""
     p = Path(path)
     if not p.is_file():
         return {}
@@ -57,7 +66,7 @@ def load_catalog(path: str = str(CATALOG_PATH)) -> Mapping[str, Mapping[str, Any
             out.update({str(k): v for k, v in value.items()})
         elif isinstance(value, Mapping):
             out[str(key)] = value
-    return out
+    return _read_only(out)
 
 
 _HEURISTIC_FURNITURE: tuple[tuple[str, tuple[float, float, float], str], ...] = (

@@ -13,27 +13,27 @@ Rules (each relation of G0 becomes geometry that reads back as the same relation
   the blocker directly in front of its target (the head camera looks from the front), the
   blocker made tall and wide enough to hide the target.
 Sizes grow to fit contents, never shrink below the catalog's, so nothing interpenetrates.
+
+This module decides sizes and places (graph -> footprints and regions); `packing.py` arranges
+footprints on a floor (pure arithmetic, no graph), `bodies.py` draws the parts, `tuning.py`
+holds the numbers with their reasons.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
 from math import ceil
 from typing import Any
 
+from backends.mujoco_kitchen import bodies, packing
+from backends.mujoco_kitchen.bodies import Hinge, body_name
 from backends.mujoco_kitchen.catalog import Appearance, appearance
+from backends.mujoco_kitchen.packing import Unit
 from backends.mujoco_kitchen.plan import (
-    CORRIDOR_X,
-    RGBA,
-    ROOM_DEPTH,
-    STANDOFF,
-    WALL_FINGER_MARGIN,
     Articulation,
     Body,
     Button,
-    Geom,
     ItemPlan,
     Joint,
     Region,
@@ -42,8 +42,65 @@ from backends.mujoco_kitchen.plan import (
     Vec3,
 )
 from backends.mujoco_kitchen.robot import PALM_HALF_LENGTH
+from backends.mujoco_kitchen.tuning import (
+    BIN_DEPTH_PLAY,
+    BIN_RIM,
+    BOTTOM_COMPARTMENT,
+    BUTTON_DEPTH,
+    COMPARTMENT_MIN_HEIGHT,
+    COMPARTMENT_MIN_Z,
+    CORRIDOR_X,
+    DRAWER_CONTENT_HEADROOM,
+    DRAWER_MIN_HEIGHT,
+    DROP_CLEARANCE,
+    EMPTY_CONTENT_HEIGHT,
+    FIRST_FIXTURE_Y,
+    FIXTURE_CONTENT_MARGIN,
+    FIXTURE_MIN_DEPTH,
+    FIXTURE_MIN_WIDTH,
+    FIXTURE_SLOT_MARGIN,
+    FIXTURE_SPACING,
+    FIXTURE_WALL_GAP,
+    FLOOR_ITEMS_HALF_DEPTH,
+    FLOOR_ITEMS_X,
+    GAP,
+    HAND_CLEARANCE,
+    LEVEL_CLEARANCE,
+    LEVEL_DEPTH_INSET,
+    LEVEL_ITEM,
+    LEVEL_SHIFT,
+    LEVEL_SIDE_INSET,
+    LID_HEADROOM,
+    LOOSE_ITEM_MAX,
+    LOOSE_ITEM_WIDTH_MAX,
+    OCCLUDER_MARGIN,
+    OCCLUDER_SLOPE,
+    OPEN_VESSEL_RIM,
+    PANEL,
+    PLINTH_HEIGHT,
+    ROOM_DEPTH,
+    ROOM_END_MARGIN,
+    ROOM_MIN_LENGTH,
+    ROW_FRONT_MARGIN,
+    SIDE_MARGIN,
+    SLENDER,
+    SLOT,
+    SLOT_GAP,
+    SLOT_ITEM,
+    SLOT_ROW_DEPTH,
+    SLOT_ROW_MAX,
+    SLOT_SPACING,
+    SPARE_HALF,
+    SPARE_PARK,
+    SPARE_SPACING,
+    STANDOFF,
+    TOP_EDGE_MARGIN,
+    TOP_THICKNESS,
+    VESSEL_SIDE_PLAY,
+    WALL,
+    WALL_FINGER_MARGIN,
+)
 from robograph.graph import (
-    ADJACENT,
     ASSEMBLY,
     CONTAINER,
     FURNITURE,
@@ -55,58 +112,20 @@ from robograph.graph import (
     OPENABLE,
     PART_OF,
     PRESSABLE,
-    ROBOT,
     ROOM,
     SURFACE,
     SceneGraph,
 )
 
-GAP = 0.07  # between packed units: room for the hand's width (m)
-WALL = 0.01  # vessel wall thickness (m)
-PANEL = 0.02  # carcass panel thickness (m)
-HAND_CLEARANCE = 0.42  # free height above contents for the hand and wrist (m)
-LEVEL_CLEARANCE = 0.4  # the same inside shelf/bin levels, entered from the front
-LEVEL_ITEM = 0.24  # a level is at least tall enough for a typical item put there later (m)
-DOOR_OPEN = 3.1  # hinged doors swing flat (178 deg) into the front plane: an open leaf stands
-# out < 5 cm, behind the base's front at its closest stance (166 deg: 11 cm, and the base pushed
-# the leaves of an open fridge and was turned off heading; 175 deg still fails 3 fridge scenes)
-SLOT = 0.09  # footprint reserved per capacity unit in a movable vessel (m)
-BUTTON_DEPTH = 0.012
-SPARE_PARK = (-2.0, 0.0)
-OPEN_VESSEL_RIM = 0.07  # wall height of open (lidless) movable containers (m)
-SLENDER = 3.0  # height/diameter above which a cylinder is built as a box
+__all__ = ["SLOT_GAP", "body_name", "solve_layout"]  # SLOT_GAP: read by the place skills
+
 PALM_DEEP = 2 * (PALM_HALF_LENGTH + WALL) + 0.03  # outer depth of a box the palm goes down into (m)
-LID_HEADROOM = 0.03  # a lidded vessel is this much taller than its tallest possible content (m)
-LOOSE_ITEM_MAX = 0.14  # taller items are not expected to go into lidded vessels (m)
-LOOSE_ITEM_WIDTH_MAX = 0.16  # a lidded vessel's row is sized for items up to this wide (m)
-TALL = 1.5  # height/width above which an item gets a bottom-weighted centre of mass
-TALL_COM_DROP = 0.6  # ... lowered by this fraction of its half height (to 20 % of its height)
-COLUMN_GAP = 0.035  # blocker to hidden object: lifting a tall blocker 1 cm off knocked its target over
-OCCLUDER_SLOPE = 0.9  # tan of the head camera's view angle below horizontal, with margin
-SLOT_GAP = 0.045  # free width between the items of neighbouring slots (hand side, open fingers)
-SLOT_ITEM = 0.1  # a slot is sized for the scene's items up to this wide; wider ones take a run
-SIDE_MARGIN = 0.08  # roofed levels: slots keep the elbow this far from the side walls (m)
-BIN_RIM = 0.07  # wall height of open bins standing on furniture (a fruit basket)
-
-WOOD: tuple[float, float, float, float] = (0.62, 0.45, 0.30, 1.0)
-STEEL: tuple[float, float, float, float] = (0.70, 0.72, 0.75, 1.0)
-TOP: tuple[float, float, float, float] = (0.35, 0.35, 0.38, 1.0)
-
-
-def body_name(node: str) -> str:
-    return f"n_{node}"
-
-
-@dataclass(slots=True)
-class _Unit:
-    """One packing unit: a node, or an (occluder, target) column. Extents are full sizes."""
-
-    nodes: tuple[str, ...]  # front to back
-    depth: float  # along x
-    width: float  # along y
 
 
 class _Solver:
+    """One solve: walks the graph from the rooms down, sizing each node (sizes are cached, as
+    containers ask for their contents' sizes) and recording what it builds into the plan."""
+
     def __init__(self, graph: SceneGraph, catalog: Mapping[str, Mapping[str, Any]] | None,
                  spares: int) -> None:
         self.g = graph
@@ -114,6 +133,7 @@ class _Solver:
         self.n_spares = spares
         self.apps: dict[str, Appearance] = {}
         self.size_cache: dict[str, Vec3] = {}
+        self._slot: tuple[float, float] | None = None
         self.bodies: list[Body] = []
         self.node_body: dict[str, str] = {}
         self.regions: dict[str, Region] = {}
@@ -171,16 +191,16 @@ class _Solver:
         dx, dy, dz = a.size[1], a.size[0], a.size[2]
         if self.is_vessel(nid):
             units = self.units(self.kids(nid))
-            need_w, need_d = self.pack_extent(units)
+            need_w, need_d = packing.pack_extent(units)
             dx = max(dx, need_d + 2 * WALL + 2 * WALL_FINGER_MARGIN)
-            dy = max(dy, need_w + 2 * WALL + 0.02)
+            dy = max(dy, need_w + 2 * WALL + VESSEL_SIDE_PLAY)
             cap = self.g.nodes[nid].capacity
             lidded = self.g.nodes[nid].has(OPENABLE)
             if cap:  # room for `capacity` typical items, so goals that fill it are placeable
-                per_row = cap if lidded else min(cap, 4)
+                per_row = cap if lidded else min(cap, SLOT_ROW_MAX)
                 unit = self.loose_item_width() if lidded else SLOT  # one row: room for the widest
-                dy = max(dy, per_row * (unit + 0.012) + 2 * WALL)
-                dx = max(dx, -(-cap // per_row) * (SLOT + 0.03) + 2 * WALL)
+                dy = max(dy, per_row * (unit + SLOT_SPACING) + 2 * WALL)
+                dx = max(dx, -(-cap // per_row) * (SLOT + SLOT_ROW_DEPTH) + 2 * WALL)
             dz = max(dz, 0.02)
             if lidded:
                 # the lid must close over whatever may be put in: the scene's tallest loose item
@@ -195,8 +215,8 @@ class _Solver:
         if nid in self.occluders.values():
             target = next(t for t, b in self.occluders.items() if b == nid)
             tx, ty, tz = self.movable_size(target)
-            dy = max(dy, ty + 0.03)
-            dz = max(dz, tz + OCCLUDER_SLOPE * (dx + tx + GAP) + 0.03)
+            dy = max(dy, ty + OCCLUDER_MARGIN)
+            dz = max(dz, tz + OCCLUDER_SLOPE * (dx + tx + GAP) + OCCLUDER_MARGIN)
         self.size_cache[nid] = (dx, dy, dz)
         return self.size_cache[nid]
 
@@ -220,8 +240,10 @@ class _Solver:
         """Width along a row (catalog x, laid along y) of the widest loose item, capped."""
         return max((min(x, LOOSE_ITEM_WIDTH_MAX) for x, _, _ in self.loose_items()), default=SLOT)
 
-    def units(self, children: list[str]) -> list[_Unit]:
-        out: list[_Unit] = []
+    def units(self, children: list[str]) -> list[Unit]:
+        """Packing units of a region's movable children in id order: an OCCLUDES pair whose
+        blocker is among them is one column, everything else a single unit."""
+        out: list[Unit] = []
         taken: set[str] = set()
         for c in sorted(children):
             if c in taken or self.g.nodes[c].kind == FURNITURE:
@@ -230,49 +252,28 @@ class _Solver:
             if blocker is not None and blocker in children:
                 tx, ty, _ = self.movable_size(c)
                 bx, by, _ = self.movable_size(blocker)
-                out.append(_Unit((blocker, c), bx + tx + COLUMN_GAP, max(ty, by)))
+                out.append(packing.column(blocker, (bx, by), c, (tx, ty)))
                 taken |= {c, blocker}
                 continue
             if c in self.occluders.values():
                 continue  # placed with its target
             x, y, _ = self.movable_size(c)
-            out.append(_Unit((c,), x, y))
+            out.append(packing.single(c, x, y))
             taken.add(c)
         return out
 
     def slot_size(self) -> tuple[float, float]:
-        """Footprint (x depth, y width) of one placement slot: the largest of the scene's
-        ordinary items (up to SLOT_ITEM wide) plus the gap the hand needs beside it."""
-        if "__slot__" not in self.size_cache:
+        """Footprint (x depth, y width) of one placement slot, from the scene's ordinary items
+        (one size for the whole scene, so any item fits any slot)."""
+        if self._slot is None:
             sizes = [self.movable_size(n) for n, node in self.g.nodes.items()
                      if node.kind == OBJECT and not self.is_vessel(n) and n not in self.occluders.values()]
-            small = [sz for sz in sizes if sz[1] <= SLOT_ITEM]
-            sx = min(max((sz[0] for sz in small), default=0.07), 0.12) + 0.03
-            sy = max((sz[1] for sz in small), default=0.07) + SLOT_GAP
-            self.size_cache["__slot__"] = (sx, sy, 0.0)
-        sx, sy, _ = self.size_cache["__slot__"]
-        return sx, sy
+            self._slot = packing.slot_size([(sz[0], sz[1]) for sz in sizes])
+        return self._slot
 
     def slot_grid(self, half: tuple[float, float], capacity: int, per_row: int | None = None,
                   side: float = 0.0) -> tuple[tuple[float, float], ...]:
-        """Centres (region-local x, y) of `capacity` slots, front row first, rows centred
-        along y, `side` kept free at both ends of a row."""
-        sx, sy = self.slot_size()
-        fit = max(1, int((2 * half[1] - 2 * side + 1e-6) // sy))
-        per_row = min(per_row or fit, fit, capacity)
-        out = []
-        for k in range(capacity):
-            row, col = divmod(k, per_row)
-            x = -half[0] + 0.015 + sx / 2 + row * sx
-            if x + sx / 2 > half[0] + 1e-6:
-                break  # no deeper row fits; the region keeps what it has
-            out.append((round(x, 4), round((col - (per_row - 1) / 2) * sy, 4)))
-        return tuple(out)
-
-    def slots_for(self, width: float) -> int:
-        """How many adjacent slots of a row an item `width` wide needs."""
-        _, sy = self.slot_size()
-        return max(1, ceil((width + SLOT_GAP) / sy - 1e-6))
+        return packing.slot_grid(half, capacity, self.slot_size(), per_row, side)
 
     def is_bin(self, nid: str) -> bool:
         """Open furniture container standing on other furniture (fruit basket, serving bowl),
@@ -291,11 +292,11 @@ class _Solver:
         sx, sy = self.slot_size()
         cap, per_row = self.bin_rows(nid)
         rows = ceil(cap / per_row)
-        need_w, need_d = self.pack_extent(self.units(self.kids(nid)))
-        depth = max(rows * sx, need_d) + 2 * WALL + 0.04
+        need_w, need_d = packing.pack_extent(self.units(self.kids(nid)))
+        depth = max(rows * sx, need_d) + 2 * WALL + BIN_DEPTH_PLAY
         if self.g.nodes[nid].has(OPENABLE):
             depth = max(depth, PALM_DEEP)
-        return (depth, max(per_row * sy, need_w) + 2 * WALL + 0.02)
+        return (depth, max(per_row * sy, need_w) + 2 * WALL + VESSEL_SIDE_PLAY)
 
     def bin_rows(self, nid: str) -> tuple[int, int]:
         """(capacity, slots per row) of an open bin."""
@@ -304,17 +305,9 @@ class _Solver:
             return cap, cap
         return cap, ceil(cap / 2) if cap > 2 else cap
 
-    @staticmethod
-    def pack_extent(units: list[_Unit], max_width: float = 1e9) -> tuple[float, float]:
-        """(width, depth) the units need when packed in rows of at most max_width."""
-        rows = _rows(units, max_width)
-        width = max((sum(u.width for u in r) + GAP * (len(r) - 1) for r in rows), default=0.0)
-        depth = sum(max(u.depth for u in r) for r in rows) + GAP * max(len(rows) - 1, 0)
-        return width, depth
-
     def content_height(self, children: list[str]) -> float:
         return max((self.movable_size(c)[2] for c in children if self.g.nodes[c].kind != FURNITURE),
-                   default=0.1)
+                   default=EMPTY_CONTENT_HEIGHT)
 
     # placement -------------------------------------------------------------------------------------
     def place_units(self, region: Region, children: list[str], origin: Vec3, drawer_offset: float = 0.0) -> None:
@@ -324,52 +317,29 @@ class _Solver:
         units = self.units(children)
         if region.slots and self._place_in_slots(region, units, origin):
             return
-        rows = _rows(units, 2 * region.half[1])
-        x_front = origin[0] + region.center[0] - region.half[0] - drawer_offset
         z_floor = origin[2] + region.center[2]
-        y_mid = origin[1] + region.center[1]
         # a finger must fit between the walls and what stands by them (a finger pressed on the
         # front wall of a grocery bag could not close on the cheese beside it)
-        x = x_front + (WALL_FINGER_MARGIN if region.rim > 0.0 else 0.01)
-        if (region.open_top or region.centre_row) and rows:  # the rows centred front to back
-            # (the palm of a hand reaching down into a deep box clears both walls only there)
-            block = sum(max(u.depth for u in row) for row in rows) + GAP * (len(rows) - 1)
-            x = max(x, x_front + region.half[0] - block / 2)
-        for row in rows:
-            row_depth = max(u.depth for u in row)
-            width = sum(u.width for u in row) + GAP * (len(row) - 1)
-            y = y_mid + width / 2
-            for u in row:
-                y_c = y - u.width / 2
-                ux = x
-                for nid in u.nodes:
-                    sx, _, _ = self.movable_size(nid)
-                    self.place_movable(nid, (ux + sx / 2, y_c, z_floor))
-                    if len(u.nodes) == 2 and nid == u.nodes[0]:
-                        self.blocking[nid] = (u.nodes[1], (ux + sx / 2, y_c, z_floor))
-                    ux += sx + COLUMN_GAP
-                y -= u.width + GAP
-            x += row_depth + GAP
+        placed = packing.pack_rows(
+            units, x_front=origin[0] + region.center[0] - region.half[0] - drawer_offset,
+            y_mid=origin[1] + region.center[1], max_width=2 * region.half[1],
+            front_margin=WALL_FINGER_MARGIN if region.rim > 0.0 else ROW_FRONT_MARGIN,
+            centre_depth=region.half[0] if region.open_top or region.centre_row else None)
+        for p in placed:
+            self.place_movable(p.node, (p.x, p.y, z_floor))
+            if p.hides is not None:
+                self.blocking[p.node] = (p.hides, (p.x, p.y, z_floor))
 
-    def _place_in_slots(self, region: Region, units: list[_Unit], origin: Vec3) -> bool:
+    def _place_in_slots(self, region: Region, units: list[Unit], origin: Vec3) -> bool:
         """Initial contents of a slotted region go into its reserved slots (a run of adjacent
         slots for a wide item), so later placements find whole free slots. False (nothing
-        placed) when a unit is an occlusion column or the slots do not take every unit."""
-        if any(len(u.nodes) > 1 for u in units):
+        placed) when packing.assign_slots refuses."""
+        placed = packing.assign_slots(units, region.slots, self.slot_size()[1])
+        if placed is None:
             return False
-        free = list(range(len(region.slots)))
-        chosen: list[tuple[str, float, float]] = []
-        for u in units:
-            run = _free_run(region.slots, free, self.slots_for(u.width), self.slot_size()[1])
-            if run is None:
-                return False
-            free = [k for k in free if k not in run]
-            xs = [region.slots[k][0] for k in run]
-            ys = [region.slots[k][1] for k in run]
-            chosen.append((u.nodes[0], sum(xs) / len(xs), sum(ys) / len(ys)))
-        for nid, x, y in chosen:
-            self.place_movable(nid, (origin[0] + region.center[0] + x, origin[1] + region.center[1] + y,
-                                     origin[2] + region.center[2]))
+        for p in placed:
+            self.place_movable(p.node, (origin[0] + region.center[0] + p.x, origin[1] + region.center[1] + p.y,
+                                        origin[2] + region.center[2]))
         return True
 
     def place_movable(self, nid: str, floor_pos: Vec3) -> None:
@@ -377,11 +347,11 @@ class _Solver:
         sx, sy, sz = self.movable_size(nid)
         a = self.app(nid)
         name = body_name(nid)
-        pos = (floor_pos[0], floor_pos[1], floor_pos[2] + sz / 2 + 0.002)
+        pos = (floor_pos[0], floor_pos[1], floor_pos[2] + sz / 2 + DROP_CLEARANCE)
         body = Body(name, pos, joint=Joint(f"{name}_free", "free"))
         node = self.g.nodes[nid]
         if self.is_vessel(nid):
-            self._vessel(body, nid, (sx, sy, sz), a, pos)
+            self._vessel(body, nid, (sx, sy, sz), a)
             self.items[nid] = ItemPlan(nid, name, (sx / 2, sy / 2, sz / 2), "box", True)
         else:
             half = (sx / 2, sy / 2, sz / 2)
@@ -393,72 +363,36 @@ class _Solver:
             elif shape == "sphere":
                 r = min(sx, sy, sz) / 2
                 half = (r, r, r)
-                pos = (pos[0], pos[1], floor_pos[2] + r + 0.002)
+                pos = (pos[0], pos[1], floor_pos[2] + r + DROP_CLEARANCE)
                 body.pos = pos
-            body.geoms.append(Geom(f"{name}_g", shape, (0, 0, 0), half, a.rgba, friction=1.2))
-            body.mass = max(0.05, min(0.6, 400.0 * 8 * half[0] * half[1] * half[2]))
-            if half[2] > TALL * min(half[0], half[1]):
-                # a tall, thin item (cereal box, bottle) toppled when a neighbour was grasped or
-                # it was set down with a small tilt; weighting its bottom keeps it standing
-                body.com_z = TALL_COM_DROP * half[2]
+            bodies.solid_item(body, shape, half, a.rgba)
             self.items[nid] = ItemPlan(nid, name, half, shape, False)
             if node.has(PRESSABLE):
-                self._button(body, nid, half[2])
+                joint, site = bodies.button(body, half[2])
+                self.buttons[nid] = Button(nid, joint, site, BUTTON_DEPTH)
         self.bodies.append(body)
         self.node_body[nid] = name
         # contents of a movable vessel
         if self.is_vessel(nid):
             self.place_units(self.regions[nid], self.kids(nid), pos)
 
-    def _vessel(self, body: Body, nid: str, size: Vec3, a: Appearance, pos: Vec3) -> None:
+    def _vessel(self, body: Body, nid: str, size: Vec3, a: Appearance) -> None:
+        """Walls of a movable vessel, its interior region and, when openable, its lid."""
         sx, sy, sz = size
         hx, hy, hz = sx / 2, sy / 2, sz / 2
         n = body.name
-        col = a.rgba
-        body.geoms.append(Geom(f"{n}_base", "box", (0, 0, -hz + 0.004), (hx, hy, 0.004), col, friction=1.0))
-        rim = sz if self.g.nodes[nid].has(CONTAINER) else min(sz, 0.03)
-        rz = -hz + rim / 2
-        body.geoms += [
-            Geom(f"{n}_wf", "box", (-hx + WALL / 2, 0, rz), (WALL / 2, hy, rim / 2), col),
-            Geom(f"{n}_wb", "box", (hx - WALL / 2, 0, rz), (WALL / 2, hy, rim / 2), col),
-            Geom(f"{n}_wl", "box", (0, hy - WALL / 2, rz), (hx - WALL, WALL / 2, rim / 2), col),
-            Geom(f"{n}_wr", "box", (0, -hy + WALL / 2, rz), (hx - WALL, WALL / 2, rim / 2), col),
-        ]
-        body.mass = 0.3
         inside = self.g.nodes[nid].has(CONTAINER)
+        rim = bodies.vessel(body, size, a.rgba, inside)
         self.regions[nid] = Region(nid, n, (0.0, 0.0, -hz + 0.008), (hx - WALL, hy - WALL),
                                    max(rim - 0.008, 0.02), inside, rim=rim - 0.008)
         if self.g.nodes[nid].has(OPENABLE):
-            self._lid(body, nid, hx, hy, -hz + rim, col, a.articulation)
+            self._articulation(nid, bodies.lid(body, hx, hy, -hz + rim, a.rgba, a.articulation))
             self.regions[nid] = Region(nid, n, (0.0, 0.0, -hz + 0.008), (hx - WALL, hy - WALL),
                                        max(rim - 0.018, 0.02), inside, rim=rim - 0.008, centre_row=True)
 
-    def _lid(self, body: Body, nid: str, hx: float, hy: float, z: float, col: RGBA, kind: str) -> None:
-        """A lid hinged at the back edge of an open box whose walls end at height `z`."""
-        n = body.name
-        lid = Body(f"{n}_lid", (hx, 0, z), joint=Joint(f"{n}_lid_hinge", "hinge", (0, 1, 0),
-                                                       range=(0.0, 2.0), damping=0.05))
-        lid.geoms.append(Geom(f"{n}_lid_g", "box", (-hx, 0, 0.005), (hx, hy, 0.005), _shade(col)))
-        lid.sites.append((f"{n}_handle", (-2 * hx + 0.01, 0, 0.01)))
-        lid.mass = 0.05
-        body.children.append(lid)
-        self._articulation(nid, f"{n}_lid_hinge", kind, 0.0, 1.9, f"{n}_handle", lid.name)
-
-    def _button(self, body: Body, nid: str, top: float) -> None:
-        n = body.name
-        b = Body(f"{n}_button", (0, 0, top + 0.006),
-                 joint=Joint(f"{n}_press", "slide", (0, 0, 1), range=(-BUTTON_DEPTH, 0.0), damping=30.0,
-                             frictionloss=8.0))
-        b.geoms.append(Geom(f"{n}_button_g", "cylinder", (0, 0, 0), (0.02, 0.02, 0.008), (0.85, 0.1, 0.1, 1)))
-        b.sites.append((f"{n}_button_site", (0, 0, 0.008)))
-        b.mass = 0.02
-        b.gravcomp = 1.0  # frictionloss is a soft constraint: under gravity the latch creeps
-        body.children.append(b)
-        self.buttons[nid] = Button(nid, f"{n}_press", f"{n}_button_site", BUTTON_DEPTH)
-
-    def _articulation(self, nid: str, joint: str, kind: str, closed: float, opened: float,
-                      site: str, body: str) -> None:
-        self.arts.setdefault(nid, []).append(Articulation(nid, joint, kind, closed, opened, site, body))
+    def _articulation(self, nid: str, hinge: Hinge) -> None:
+        self.arts.setdefault(nid, []).append(Articulation(nid, hinge.joint, hinge.kind, 0.0, hinge.open,
+                                                          hinge.handle_site, hinge.body))
         self.initial_open[nid] = bool(self.g.is_open(nid))
 
     # furniture -------------------------------------------------------------------------------------
@@ -467,7 +401,7 @@ class _Solver:
         g = self.g
         a = self.app(nid)
         node = g.nodes[nid]
-        depth = max(a.size[1], 0.45)
+        depth = max(a.size[1], FIXTURE_MIN_DEPTH)
         inner = self.kids(nid, INSIDE)
         drawers = [c for c in inner if self.is_drawer(c)]
         levels = [c for c in inner if g.nodes[c].kind == FURNITURE and c not in drawers]
@@ -480,64 +414,58 @@ class _Solver:
         body = Body(name, (cx, base[1], base[2]))
         col = a.rgba
         hw, hd = width / 2, depth / 2
-        z = 0.06
-        body.geoms.append(Geom(f"{name}_plinth", "box", (0, 0, 0.03), (hd - 0.03, hw - 0.02, 0.03), _shade(col)))
+        z = PLINTH_HEIGHT
+        body.geoms.append(bodies.plinth(name, hd, hw, col))
         # drawers: stacked from the top of the lower section; the first id is the upper one
         drawer_heights = []
         for d in drawers:
-            hh = max(self.app(d).size[2], self.content_height(self.kids(d)) + 0.05, 0.12)
+            hh = max(self.app(d).size[2], self.content_height(self.kids(d)) + DRAWER_CONTENT_HEADROOM,
+                     DRAWER_MIN_HEIGHT)
             drawer_heights.append(hh)
         # drawers sit right under the top of plain furniture and under the compartment of boxes
-        lower_top = max(z + sum(drawer_heights), 0.42 if is_box else a.size[2] - 0.04)
+        lower_top = max(z + sum(drawer_heights), COMPARTMENT_MIN_Z if is_box else a.size[2] - TOP_THICKNESS)
         # solid filler under the drawers (surface furniture) or a plinth block (boxes)
         filler_top = lower_top - sum(drawer_heights)
         if filler_top > z + 0.005:
-            body.geoms.append(Geom(f"{name}_fill", "box", (0, 0, (z + filler_top) / 2),
-                                   (hd, hw, (filler_top - z) / 2), col))
+            body.geoms.append(bodies.slab(f"{name}_fill", hd, hw, z, filler_top, col))
         zd = lower_top
         for d, hh in zip(drawers, drawer_heights, strict=True):
             zd -= hh
             self._drawer(body, d, (cx, base[1], base[2]), zd, hh, width, depth)
         # side panels over the drawer section (drawers slide between them)
         if drawers:
-            zmid = (filler_top + lower_top) / 2
-            half_h = (lower_top - filler_top) / 2
-            body.geoms += [
-                Geom(f"{name}_dsl", "box", (0, hw - PANEL / 2, zmid), (hd, PANEL / 2, half_h), col),
-                Geom(f"{name}_dsr", "box", (0, -hw + PANEL / 2, zmid), (hd, PANEL / 2, half_h), col),
-                Geom(f"{name}_dback", "box", (hd - PANEL / 2, 0, zmid), (PANEL / 2, hw, half_h), col),
-            ]
+            body.geoms += bodies.side_and_back_panels((f"{name}_dsl", f"{name}_dsr", f"{name}_dback"),
+                                                      hd, hw, filler_top, lower_top, col)
         z = lower_top
         if is_box:
-            body.geoms.append(Geom(f"{name}_floor", "box", (0, 0, z + PANEL / 2), (hd, hw, PANEL / 2), col))
+            body.geoms.append(bodies.panel(f"{name}_floor", hd, hw, z, col))
             z += PANEL
             z0 = z
-            h0 = max(self.content_height(direct) + HAND_CLEARANCE, 0.32) if direct or not levels else 0.3
-            half = (hd - PANEL - 0.04, hw - PANEL - 0.01)
+            h0 = (max(self.content_height(direct) + HAND_CLEARANCE, COMPARTMENT_MIN_HEIGHT)
+                  if direct or not levels else BOTTOM_COMPARTMENT)
+            half = (hd - PANEL - LEVEL_DEPTH_INSET, hw - PANEL - LEVEL_SIDE_INSET)
             slots = self.slot_grid(half, node.capacity, side=SIDE_MARGIN) if node.capacity else ()
-            self.regions[nid] = Region(nid, name, (-0.02, 0.0, z), half, h0, True, slots, self.slot_size())
+            self.regions[nid] = Region(nid, name, (LEVEL_SHIFT, 0.0, z), half, h0, True, slots, self.slot_size())
             self.place_units(self.regions[nid], direct, body.pos)
             z += h0
             for lv in levels:
                 self._level(body, lv, z, width, depth)
                 z += PANEL + self._level_height(lv)
             top = max(z, a.size[2] - PANEL)
-            body.geoms += [
-                Geom(f"{name}_sl", "box", (0, hw - PANEL / 2, (z0 + top) / 2), (hd, PANEL / 2, (top - z0) / 2), col),
-                Geom(f"{name}_sr", "box", (0, -hw + PANEL / 2, (z0 + top) / 2), (hd, PANEL / 2, (top - z0) / 2), col),
-                Geom(f"{name}_back", "box", (hd - PANEL / 2, 0, (z0 + top) / 2), (PANEL / 2, hw, (top - z0) / 2), col),
-            ]
+            body.geoms += bodies.side_and_back_panels((f"{name}_sl", f"{name}_sr", f"{name}_back"),
+                                                      hd, hw, z0, top, col)
             if node.has(OPENABLE):
-                self._doors(body, nid, z0, top, width, depth, col)
+                for hinge in bodies.double_doors(body, name, z0, top, width, depth, col):
+                    self._articulation(nid, hinge)
             z = top
         else:
-            top = max(z, a.size[2] - 0.04)
+            top = max(z, a.size[2] - TOP_THICKNESS)
             if top > z + 0.005:
-                body.geoms.append(Geom(f"{name}_upper", "box", (0, 0, (z + top) / 2), (hd, hw, (top - z) / 2), col))
+                body.geoms.append(bodies.slab(f"{name}_upper", hd, hw, z, top, col))
             z = top
-        body.geoms.append(Geom(f"{name}_top", "box", (-0.01, 0, z + 0.02), (hd + 0.01, hw + 0.01, 0.02), TOP))
-        z += 0.04
-        top_region = Region(nid, name, (0.0, 0.0, z), (hd - 0.03, hw - 0.03), 1.0, False)
+        body.geoms.append(bodies.counter_top(name, hd, hw, z))
+        z += TOP_THICKNESS
+        top_region = Region(nid, name, (0.0, 0.0, z), (hd - TOP_EDGE_MARGIN, hw - TOP_EDGE_MARGIN), 1.0, False)
         self.tops[nid] = top_region
         # furniture standing on the top takes its -y end; the movables are packed beside it
         furn = self._furniture_span(on_top)
@@ -587,16 +515,9 @@ class _Solver:
         lidded = self.g.nodes[nid].has(OPENABLE)
         # a lidded bin (chafing dish) is deep enough for the lid to close over its contents
         rim = max(BIN_RIM, self.tallest_loose_item() + LID_HEADROOM) if lidded else BIN_RIM
-        rz = rim / 2
-        body.geoms += [
-            Geom(f"{name}_base", "box", (0, 0, 0.004), (hx, hy, 0.004), col, friction=1.0),
-            Geom(f"{name}_wf", "box", (-hx + WALL / 2, 0, rz), (WALL / 2, hy, rz), col),
-            Geom(f"{name}_wb", "box", (hx - WALL / 2, 0, rz), (WALL / 2, hy, rz), col),
-            Geom(f"{name}_wl", "box", (0, hy - WALL / 2, rz), (hx - WALL, WALL / 2, rz), col),
-            Geom(f"{name}_wr", "box", (0, -hy + WALL / 2, rz), (hx - WALL, WALL / 2, rz), col),
-        ]
+        body.geoms += bodies.open_box(name, hx, hy, 0.0, rim, col)
         if lidded:
-            self._lid(body, nid, hx, hy, rim, col, a.articulation)
+            self._articulation(nid, bodies.lid(body, hx, hy, rim, col, a.articulation))
         half = (hx - WALL, hy - WALL)
         cap, per_row = self.bin_rows(nid)
         slots = self.slot_grid(half, cap, per_row)
@@ -616,76 +537,31 @@ class _Solver:
         name = body_name(nid)
         a = self.app(nid)
         hw, hd = width / 2 - PANEL, depth / 2 - PANEL
-        sub = Body(name, (0.0, 0.0, z))
-        sub.geoms.append(Geom(f"{name}_plate", "box", (0, 0, PANEL / 2), (hd, hw, PANEL / 2), a.rgba))
         inside = self.g.nodes[nid].has(CONTAINER) and not self.g.nodes[nid].has(SURFACE)
-        if inside:
-            lip = 0.06
-            sub.geoms.append(Geom(f"{name}_lip", "box", (-hd + 0.005, 0, PANEL + lip / 2), (0.005, hw, lip / 2), a.rgba))
-        body.children.append(sub)
+        bodies.level(body, name, z, hd, hw, a.rgba, lip=inside)
         h = self._level_height(nid)
-        half = (hd - 0.04, hw - 0.01)
+        half = (hd - LEVEL_DEPTH_INSET, hw - LEVEL_SIDE_INSET)
         cap = self.g.nodes[nid].capacity
         slots = self.slot_grid(half, cap, side=SIDE_MARGIN) if cap else ()
-        region = Region(nid, name, (-0.02, 0.0, PANEL), half, h, inside, slots, self.slot_size())
+        region = Region(nid, name, (LEVEL_SHIFT, 0.0, PANEL), half, h, inside, slots, self.slot_size())
         self.regions[nid] = region
         self.node_body[nid] = name
         world = (body.pos[0], body.pos[1], body.pos[2] + z)
         self.place_units(region, self.kids(nid), world)
 
     def _drawer(self, body: Body, nid: str, origin: Vec3, z: float, h: float, width: float, depth: float) -> None:
+        """A drawer of the carcass `body` (at world `origin`) and its contents, which ride in its
+        front part so they are exposed when it is open."""
         name = body_name(nid)
-        a = self.app(nid)
-        hw = width / 2 - PANEL - 0.005
-        hd = depth / 2 - 0.03
-        travel = min(0.36, 2 * hd - 0.1)
-        dz = h / 2 - 0.005
-        q0 = travel if self.g.is_open(nid) else 0.0
-        sub = Body(name, (-0.01, 0.0, z + h / 2), joint=Joint(f"{name}_slide", "slide", (-1, 0, 0),
-                                                               range=(0.0, travel), damping=15.0))
-        col = a.rgba
-        sub.geoms += [
-            Geom(f"{name}_bottom", "box", (0, 0, -dz + 0.005), (hd, hw, 0.005), col, friction=1.0),
-            Geom(f"{name}_back", "box", (hd - 0.005, 0, 0), (0.005, hw, dz), col),
-            Geom(f"{name}_sl", "box", (0, hw - 0.005, 0), (hd, 0.005, dz), col),
-            Geom(f"{name}_sr", "box", (0, -hw + 0.005, 0), (hd, 0.005, dz), col),
-            Geom(f"{name}_front", "box", (-hd - 0.01, 0, 0), (0.01, hw + 0.004, dz + 0.004), _shade(col)),
-            Geom(f"{name}_bar", "box", (-hd - 0.06, 0, 0.0), (0.01, 0.07, 0.01), STEEL),
-            Geom(f"{name}_post_l", "box", (-hd - 0.035, 0.06, 0.0), (0.025, 0.008, 0.008), STEEL),
-            Geom(f"{name}_post_r", "box", (-hd - 0.035, -0.06, 0.0), (0.025, 0.008, 0.008), STEEL),
-        ]
-        sub.sites.append((f"{name}_handle", (-hd - 0.06, 0, 0)))
-        sub.mass = 1.5
-        body.children.append(sub)
-        self._articulation(nid, f"{name}_slide", "drawer", 0.0, travel, f"{name}_handle", name)
-        # contents sit in the front part of the drawer so they are exposed when it is open
+        sub, hinge, (hd, hw, dz) = bodies.drawer(body, name, z, h, width, depth, self.app(nid).rgba)
+        self._articulation(nid, hinge)
+        q0 = hinge.open if self.g.is_open(nid) else 0.0
         region = Region(nid, name, (0.0, 0.0, -dz + 0.01), (hd - 0.02, hw - 0.02), 2 * dz - 0.02, True,
                         rim=2 * dz - 0.01)
         self.regions[nid] = region
         self.node_body[nid] = name
         world = (origin[0] + sub.pos[0], origin[1], origin[2] + sub.pos[2])
         self.place_units(region, self.kids(nid), world, drawer_offset=q0)
-
-    def _doors(self, body: Body, nid: str, z0: float, top: float, width: float, depth: float, col: Any) -> None:
-        """Double doors (half width each) so a door never sweeps through the robot's stance."""
-        name = body_name(nid)
-        hd = depth / 2
-        half_h = (top - z0) / 2
-        zc = (z0 + top) / 2
-        w = width / 2
-        for side, sign in (("l", 1.0), ("r", -1.0)):
-            door = Body(f"{name}_door_{side}", (-hd - 0.012, sign * width / 2, zc),
-                        joint=Joint(f"{name}_hinge_{side}", "hinge", (0, 0, sign * -1.0), range=(0.0, DOOR_OPEN + 0.2),
-                                    damping=1.0))
-            door.geoms.append(Geom(f"{name}_door_{side}_g", "box", (0, -sign * w / 2, 0),
-                                   (0.01, w / 2 - 0.003, half_h), _shade(col)))
-            door.geoms.append(Geom(f"{name}_door_{side}_h", "box", (-0.03, -sign * (w - 0.05), 0),
-                                   (0.01, 0.01, min(0.1, half_h - 0.02)), STEEL))
-            door.sites.append((f"{name}_door_{side}_handle", (-0.04, -sign * (w - 0.05), 0)))
-            door.mass = 1.0
-            body.children.append(door)
-            self._articulation(nid, f"{name}_hinge_{side}", "hinged_door", 0.0, DOOR_OPEN,
-                               f"{name}_door_{side}_handle", door.name)
 
     # rooms -----------------------------------------------------------------------------------------
     def room_order(self) -> list[str]:
@@ -714,18 +590,19 @@ class _Solver:
             furn = [c for c in self.kids(room, IN_ROOM) if g.nodes[c].kind == FURNITURE] if room in g.nodes else \
                 [n for n, node in g.nodes.items() if node.kind == FURNITURE and n not in g.location]
             widths = [self.fixture_width(f) for f in sorted(furn)]
-            length = max(3.6, sum(widths) + 0.5 * len(widths) + 1.4)
-            fy = y + 0.9
+            length = max(ROOM_MIN_LENGTH, sum(widths) + FIXTURE_SPACING * len(widths) + ROOM_END_MARGIN)
+            fy = y + FIRST_FIXTURE_Y
             for f, w in zip(sorted(furn), widths, strict=True):
-                depth = max(self.app(f).size[1], 0.45)
-                body, width, depth = self.carcass(f, (ROOM_DEPTH - depth - 0.02, fy + w / 2, 0.0))
+                depth = max(self.app(f).size[1], FIXTURE_MIN_DEPTH)
+                body, width, depth = self.carcass(f, (ROOM_DEPTH - depth - FIXTURE_WALL_GAP, fy + w / 2, 0.0))
                 self.bodies.append(body)
-                self.stations[f] = (ROOM_DEPTH - depth - 0.02 - STANDOFF, fy + w / 2, 0.0)
-                fy += w + 0.5
+                self.stations[f] = (ROOM_DEPTH - depth - FIXTURE_WALL_GAP - STANDOFF, fy + w / 2, 0.0)
+                fy += w + FIXTURE_SPACING
             floor_items = [c for c in (self.kids(room, IN_ROOM) if room in g.nodes else [])
                            if g.nodes[c].kind != FURNITURE]
             if floor_items:
-                region = Region(room, "world", (0.7, y + length / 2, 0.0), (0.4, length / 2 - 0.3), 2.0, False)
+                region = Region(room, "world", (FLOOR_ITEMS_X, y + length / 2, 0.0),
+                                (FLOOR_ITEMS_HALF_DEPTH, length / 2 - 0.3), 2.0, False)
                 self.regions[room] = region
                 self.place_units(region, floor_items, (0.0, 0.0, 0.0))
             room_plans.append(RoomPlan(room, y, y + length))
@@ -733,12 +610,9 @@ class _Solver:
         self._unplaced_parts()
         spares = []
         for k in range(self.n_spares):
-            name = f"spare_{k}"
-            b = Body(name, (SPARE_PARK[0] - 0.3 * k, SPARE_PARK[1], 0.03), joint=Joint(f"{name}_free", "free"))
-            b.geoms.append(Geom(f"{name}_g", "box", (0, 0, 0), (0.03, 0.03, 0.03), (0.5, 0.5, 0.5, 1), friction=1.2))
-            b.mass = 0.1
+            b = bodies.spare(k, (SPARE_PARK[0] - SPARE_SPACING * k, SPARE_PARK[1], SPARE_HALF))
             self.bodies.append(b)
-            spares.append(name)
+            spares.append(b.name)
         start_room = room_plans[0]
         robot_start = (CORRIDOR_X, (start_room.y0 + start_room.y1) / 2, 0.0)
         return ScenePlan(room_plans, self.bodies, self.node_body, self.regions, self.tops, self.arts, self.buttons,
@@ -750,19 +624,24 @@ class _Solver:
             return self.bin_size(nid)[1]
         a = self.app(nid)
         inner = self.kids(nid, INSIDE)
-        needs = [a.size[0], 0.3]
+        needs = [a.size[0], FIXTURE_MIN_WIDTH]
         if self.g.nodes[nid].has(CONTAINER) and self.g.nodes[nid].capacity:  # its own compartment
-            needs.append(self.g.nodes[nid].capacity * self.slot_size()[1] + 2 * SIDE_MARGIN + 2 * PANEL + 0.04)
-        needs.append(self.pack_extent(self.units([c for c in inner if self.g.nodes[c].kind != FURNITURE]))[0] + 0.12)
+            needs.append(self._slot_row_width(self.g.nodes[nid].capacity))
+        direct = self.units([c for c in inner if self.g.nodes[c].kind != FURNITURE])
+        needs.append(packing.pack_extent(direct)[0] + FIXTURE_CONTENT_MARGIN)
         for c in inner:
             if self.g.nodes[c].kind == FURNITURE:
-                needs.append(self.pack_extent(self.units(self.kids(c)))[0] + 0.12)
+                needs.append(packing.pack_extent(self.units(self.kids(c)))[0] + FIXTURE_CONTENT_MARGIN)
                 cap = self.g.nodes[c].capacity
                 if cap:  # one front-row slot per capacity unit, clear of the side walls
-                    needs.append(cap * self.slot_size()[1] + 2 * SIDE_MARGIN + 2 * PANEL + 0.04)
+                    needs.append(self._slot_row_width(cap))
         on_top = self.kids(nid, ON)
-        needs.append(self.pack_extent(self.units(on_top))[0] + self._furniture_span(on_top) + 0.12)
+        needs.append(packing.pack_extent(self.units(on_top))[0] + self._furniture_span(on_top) + FIXTURE_CONTENT_MARGIN)
         return max(needs)
+
+    def _slot_row_width(self, capacity: int) -> float:
+        """Carcass width for one front row of `capacity` slots clear of the side walls."""
+        return capacity * self.slot_size()[1] + 2 * SIDE_MARGIN + 2 * PANEL + FIXTURE_SLOT_MARGIN
 
     def _unplaced_parts(self) -> None:
         """Parts of an assembly that has a location (assembled in G0) stand where the whole is."""
@@ -780,43 +659,7 @@ class _Solver:
             self.place_movable(e.src, (region.center[0], region.center[1], region.center[2]))
 
 
-def _free_run(slots: tuple[tuple[float, float], ...], free: list[int], n: int, pitch: float) -> list[int] | None:
-    """First run of `n` free slots side by side in one row (same x, one pitch apart)."""
-    for k in free:
-        run = [k]
-        for j in range(k + 1, len(slots)):
-            if len(run) == n:
-                break
-            if j not in free or abs(slots[j][0] - slots[k][0]) > 1e-6 or \
-                    abs(abs(slots[j][1] - slots[run[-1]][1]) - pitch) > 1e-3:
-                break
-            run.append(j)
-        if len(run) == n:
-            return run
-    return None
-
-
-def _rows(units: list[_Unit], max_width: float) -> list[list[_Unit]]:
-    rows: list[list[_Unit]] = []
-    width = 0.0
-    for u in units:
-        if rows and width + GAP + u.width <= max_width:
-            rows[-1].append(u)
-            width += GAP + u.width
-        else:
-            rows.append([u])
-            width = u.width
-    return rows
-
-
-def _shade(rgba: Any) -> tuple[float, float, float, float]:
-    return (rgba[0] * 0.85, rgba[1] * 0.85, rgba[2] * 0.85, rgba[3])
-
-
 def solve_layout(graph: SceneGraph, *, catalog: Mapping[str, Mapping[str, Any]] | None = None,
                  spares: int = 3) -> ScenePlan:
     """Place every node of `graph` so that its relations hold geometrically (see module doc)."""
-    if not any(n.kind == ROBOT for n in graph.nodes.values()):
-        pass  # tabletop graphs without a robot node still build; the robot stands in front
-    _ = ADJACENT, ON  # relations handled implicitly through graph.children / adjacent_rooms
     return _Solver(graph, catalog, spares).solve()

@@ -1,153 +1,186 @@
-"""ScenePlan -> MJCF text for the kitchen (rooms, walls, furniture, objects). The robot is added
-afterwards with MjSpec (robot.py). Pure string generation: no simulator import.
+"""ScenePlan -> `mujoco.MjSpec` of the kitchen (rooms, walls, furniture, objects). The robot is
+attached to the same spec afterwards (robot.py), and world.py compiles it.
 
 Every kitchen geom is in group 1 (rendered and colliding); robosuite's collision meshes are in
-group 0 and hidden when rendering.
+group 0 and hidden when rendering. MuJoCo is imported on the first call only.
+
+Numbers are rounded as the former MJCF text wrote them (5 significant digits, 4 for masses,
+damping and centres of mass, 3 for friction and light positions), so the compiled model is
+bit-identical to the one the text built: physical outcomes of whole episodes change with
+sub-millimetre differences, and the benchmark's figures were measured on that model.
 """
 
 from __future__ import annotations
 
-from xml.sax.saxutils import quoteattr
+from typing import Any
 
-from backends.mujoco_kitchen.plan import (
+from backends.mujoco_kitchen.deps import mujoco_module
+from backends.mujoco_kitchen.plan import Body, Geom, ScenePlan
+from backends.mujoco_kitchen.robot import _set_damping as set_damping  # one mujoco 3.3/3.9 shim
+from backends.mujoco_kitchen.tuning import (
+    ARTICULATION_ARMATURE,
     CORRIDOR_X,
     DOOR_HALF_WIDTH,
+    IMPRATIO,
+    INERTIA_FLOOR,
+    ROLLING_FRICTION,
     ROOM_DEPTH,
+    TIMESTEP,
+    TORSIONAL_FRICTION,
     WALL_HEIGHT,
-    Body,
-    Geom,
-    ScenePlan,
+    WALL_THICKNESS,
 )
 
-TIMESTEP = 0.002
 WALL_RGBA = (0.92, 0.91, 0.88, 1.0)
+SITE_SIZE = 0.01  # m, radius of the (invisible) handle and button sites
+KITCHEN_CONTACT = 3  # contype/conaffinity bits 1|2: bit 1 with the robot, bit 2 among themselves
+# (an object welded to a hand drops bit 1, see World.activate_weld)
 
 
-def _f(values: tuple[float, ...] | list[float]) -> str:
-    return " ".join(f"{v:.5g}" for v in values)
+def _r(value: float, digits: int = 5) -> float:
+    """`value` as the MJCF text wrote it (`digits` significant digits)."""
+    return float(f"{value:.{digits}g}")
 
 
-def _geom(g: Geom) -> str:
-    shape = g.shape
-    if shape == "box":
-        size = g.half
-    elif shape == "cylinder":
-        size = (g.half[0], g.half[2])
+def _rs(values: Any, digits: int = 5) -> list[float]:
+    return [_r(float(v), digits) for v in values]
+
+
+def _geom_size(g: Geom) -> list[float]:
+    """MuJoCo's size vector: box (hx, hy, hz), cylinder (r, hz), sphere (r); unused entries 0."""
+    if g.shape == "box":
+        size = list(g.half)
+    elif g.shape == "cylinder":
+        size = [g.half[0], g.half[2]]
     else:
-        size = (g.half[0],)
-    extra = ""
+        size = [g.half[0]]
+    return _rs(size) + [0.0] * (3 - len(size))
+
+
+def _add_geom(parent: Any, g: Geom) -> None:
+    mj = mujoco_module()
+    geom = parent.add_geom(name=g.name, type=getattr(mj.mjtGeom, f"mjGEOM_{g.shape.upper()}"),
+                           pos=_rs(g.pos), size=_geom_size(g), rgba=_rs(g.rgba), group=1)
     if g.friction is not None:
-        extra += f' friction="{g.friction:.3g} 0.01 0.001" condim="4"'
-    # kitchen geoms collide on bits 1 and 2: bit 1 with the robot, bit 2 among themselves (an
-    # object welded to a hand drops bit 1, see MujocoRobot.attach)
-    extra += ' contype="3" conaffinity="3"' if g.collide else ' contype="0" conaffinity="0"'
-    return (f'<geom name={quoteattr(g.name)} type="{shape}" pos="{_f(g.pos)}" size="{_f(size)}" '
-            f'rgba="{_f(g.rgba)}" group="1"{extra}/>')
+        geom.friction = [_r(g.friction, 3), TORSIONAL_FRICTION, ROLLING_FRICTION]
+        geom.condim = 4
+    geom.contype = geom.conaffinity = KITCHEN_CONTACT if g.collide else 0
 
 
-def _body(b: Body) -> str:
-    grav = f' gravcomp="{b.gravcomp:.3g}"' if b.gravcomp else ""
-    parts = [f'<body name={quoteattr(b.name)} pos="{_f(b.pos)}"{grav}>']
-    j = b.joint
-    if j is not None:
-        if j.kind == "free":
-            parts.append(f'<freejoint name={quoteattr(j.name)}/>')
-        else:
-            rng = f' range="{_f(j.range)}"' if j.range else ""
-            parts.append(f'<joint name={quoteattr(j.name)} type="{j.kind}" axis="{_f(j.axis)}" '
-                         f'pos="{_f(j.pos)}"{rng} damping="{j.damping:.4g}" frictionloss="{j.frictionloss:.4g}" armature="0.01"/>')
-    if b.mass is not None:
-        parts.append(f'<inertial pos="0 0 {-b.com_z:.4g}" mass="{b.mass:.4g}" diaginertia="{_inertia(b)}"/>')
-    parts += [_geom(g) for g in b.geoms]
-    parts += [f'<site name={quoteattr(n)} pos="{_f(p)}" size="0.01" rgba="1 0 0 0" group="3"/>' for n, p in b.sites]
-    parts += [_body(c) for c in b.children]
-    parts.append("</body>")
-    return "\n".join(parts)
-
-
-def _inertia(b: Body) -> str:
-    """Box inertia from the first geom's half sizes, floored so tiny items stay stable."""
+def _inertia(b: Body) -> list[float]:
+    """Diagonal box inertia from the first geom's half sizes (a vessel's: the overall extents of
+    its geoms), floored so tiny items stay stable."""
     m = b.mass or 0.1
     hx, hy, hz = b.geoms[0].half if b.geoms else (0.03, 0.03, 0.03)
     if b.geoms and b.geoms[0].shape in ("cylinder", "sphere"):
         hy = hx
         if b.geoms[0].shape == "sphere":
             hz = hx
-    if len(b.geoms) > 1:  # vessels: use the overall extents of their geoms
+    if len(b.geoms) > 1:
         hx = max(abs(g.pos[0]) + g.half[0] for g in b.geoms)
         hy = max(abs(g.pos[1]) + g.half[1] for g in b.geoms)
         hz = max(abs(g.pos[2]) + g.half[2] for g in b.geoms)
     ix = m / 3 * (hy * hy + hz * hz)
     iy = m / 3 * (hx * hx + hz * hz)
     iz = m / 3 * (hx * hx + hy * hy)
-    return _f([max(v, 2e-5) for v in (ix, iy, iz)])
+    return _rs(max(v, INERTIA_FLOOR) for v in (ix, iy, iz))
 
 
-def _excludes(bodies: list[Body]) -> list[str]:
+def _add_body(parent: Any, b: Body) -> None:
+    """`b` and its subtree (depth first, as body ids are numbered)."""
+    mj = mujoco_module()
+    body = parent.add_body(name=b.name, pos=_rs(b.pos))
+    if b.gravcomp:
+        body.gravcomp = _r(b.gravcomp, 3)
+    j = b.joint
+    if j is not None:
+        if j.kind == "free":
+            body.add_freejoint(name=j.name)
+        else:
+            joint = body.add_joint(name=j.name, type=getattr(mj.mjtJoint, f"mjJNT_{j.kind.upper()}"),
+                                   axis=_rs(j.axis), pos=_rs(j.pos), frictionloss=_r(j.frictionloss, 4),
+                                   armature=ARTICULATION_ARMATURE)
+            set_damping(joint, _r(j.damping, 4))
+            if j.range:
+                joint.range = _rs(j.range)
+    if b.mass is not None:
+        body.explicitinertial = True
+        body.ipos = [0.0, 0.0, _r(-b.com_z, 4)]
+        body.mass = _r(b.mass, 4)
+        body.inertia = _inertia(b)
+    for g in b.geoms:
+        _add_geom(body, g)
+    for name, pos in b.sites:
+        body.add_site(name=name, pos=_rs(pos), size=[SITE_SIZE, 0.005, 0.005], rgba=[1, 0, 0, 0], group=3)
+    for c in b.children:
+        _add_body(body, c)
+
+
+def _add_excludes(spec: Any, bodies: list[Body]) -> None:
     """Articulated parts (doors, drawers, lids) do not collide with the body they hang on: a
     static carcass is welded to the world, where MuJoCo's parent-child filter does not apply."""
-    out = []
     for b in bodies:
         for c in b.children:
             if c.joint is not None and c.joint.kind != "free":
-                out.append(f'<exclude body1={quoteattr(b.name)} body2={quoteattr(c.name)}/>')
-        out += _excludes(b.children)
-    return out
+                spec.add_exclude(bodyname1=b.name, bodyname2=c.name)
+        _add_excludes(spec, b.children)
 
 
-def _walls(plan: ScenePlan) -> list[str]:
-    out = []
+def _add_walls(world: Any, plan: ScenePlan) -> None:
+    """Outer walls around all rooms and a divider with a doorway (around CORRIDOR_X) between
+    consecutive rooms."""
     h = WALL_HEIGHT / 2
+    t = WALL_THICKNESS / 2
     y_min, y_max = plan.rooms[0].y0, plan.rooms[-1].y1
     ly = (y_max - y_min) / 2
     yc = (y_min + y_max) / 2
 
-    def wall(name: str, pos: tuple[float, float, float], half: tuple[float, float, float]) -> str:
-        return _geom(Geom(name, "box", pos, half, WALL_RGBA))
+    def wall(name: str, pos: tuple[float, float, float], half: tuple[float, float, float]) -> None:
+        _add_geom(world, Geom(name, "box", pos, half, WALL_RGBA))
 
-    out.append(wall("wall_back", (ROOM_DEPTH + 0.05, yc, h), (0.05, ly + 0.1, h)))
-    out.append(wall("wall_front", (-0.05, yc, h), (0.05, ly + 0.1, h)))
-    out.append(wall("wall_end_a", (ROOM_DEPTH / 2, y_min - 0.05, h), (ROOM_DEPTH / 2, 0.05, h)))
-    out.append(wall("wall_end_b", (ROOM_DEPTH / 2, y_max + 0.05, h), (ROOM_DEPTH / 2, 0.05, h)))
+    wall("wall_back", (ROOM_DEPTH + t, yc, h), (t, ly + 0.1, h))
+    wall("wall_front", (-t, yc, h), (t, ly + 0.1, h))
+    wall("wall_end_a", (ROOM_DEPTH / 2, y_min - t, h), (ROOM_DEPTH / 2, t, h))
+    wall("wall_end_b", (ROOM_DEPTH / 2, y_max + t, h), (ROOM_DEPTH / 2, t, h))
     a, b = CORRIDOR_X - DOOR_HALF_WIDTH, CORRIDOR_X + DOOR_HALF_WIDTH
     for i, room in enumerate(plan.rooms[1:], start=1):
         y = room.y0
-        out.append(wall(f"wall_{i}_a", (a / 2, y, h), (a / 2, 0.05, h)))
-        out.append(wall(f"wall_{i}_b", ((b + ROOM_DEPTH) / 2, y, h), ((ROOM_DEPTH - b) / 2, 0.05, h)))
-    return out
+        wall(f"wall_{i}_a", (a / 2, y, h), (a / 2, t, h))
+        wall(f"wall_{i}_b", ((b + ROOM_DEPTH) / 2, y, h), ((ROOM_DEPTH - b) / 2, t, h))
 
 
-def kitchen_xml(plan: ScenePlan, *, offwidth: int = 640, offheight: int = 480) -> str:
-    """The whole kitchen as one MJCF document (without the robot)."""
-    lights = []
+def kitchen_spec(plan: ScenePlan, *, offwidth: int = 640, offheight: int = 480) -> Any:
+    """The whole kitchen as one `mujoco.MjSpec` (without the robot), offscreen buffers of
+    `offwidth` x `offheight` pixels for rendering."""
+    mj = mujoco_module()
+    spec = mj.MjSpec()
+    spec.modelname = "robograph_kitchen"
+    spec.compiler.degree = False
+    spec.compiler.autolimits = True
+    spec.option.timestep = TIMESTEP
+    spec.option.integrator = mj.mjtIntegrator.mjINT_IMPLICITFAST
+    spec.option.cone = mj.mjtCone.mjCONE_ELLIPTIC
+    spec.option.impratio = IMPRATIO
+    spec.option.enableflags |= mj.mjtEnableBit.mjENBL_MULTICCD
+    spec.visual.global_.offwidth = offwidth
+    spec.visual.global_.offheight = offheight
+    spec.visual.quality.shadowsize = 0
+    spec.visual.quality.offsamples = 0
+    spec.visual.headlight.ambient = [0.45, 0.45, 0.45]
+    spec.visual.headlight.diffuse = [0.45, 0.45, 0.45]
+    spec.add_texture(name="floor_tex", type=mj.mjtTexture.mjTEXTURE_2D, builtin=mj.mjtBuiltin.mjBUILTIN_CHECKER,
+                     rgb1=[0.75, 0.7, 0.62], rgb2=[0.6, 0.55, 0.5], width=256, height=256)
+    floor_mat = spec.add_material(name="floor_mat", texrepeat=[10, 10])
+    floor_mat.textures[mj.mjtTextureRole.mjTEXROLE_RGB] = "floor_tex"
+    world = spec.worldbody
+    world.add_geom(name="floor", type=mj.mjtGeom.mjGEOM_PLANE, size=[0, 0, 0.1], material="floor_mat", group=1,
+                   contype=KITCHEN_CONTACT, conaffinity=KITCHEN_CONTACT)
     for i, room in enumerate(plan.rooms):
         yc = (room.y0 + room.y1) / 2
-        lights.append(f'<light name="light_{i}" pos="{ROOM_DEPTH / 2:.3f} {yc:.3f} 2.6" dir="0 0 -1" '
-                      f'castshadow="false" diffuse="0.45 0.45 0.45"/>')
-    bodies = "\n".join(_body(b) for b in plan.bodies)
-    walls = "\n".join(_walls(plan))
-    excludes = "\n".join(_excludes(plan.bodies))
-    return f"""<mujoco model="robograph_kitchen">
-  <compiler angle="radian" autolimits="true"/>
-  <option timestep="{TIMESTEP}" integrator="implicitfast" cone="elliptic" impratio="10">
-    <flag multiccd="enable"/>
-  </option>
-  <visual>
-    <global offwidth="{offwidth}" offheight="{offheight}"/>
-    <quality shadowsize="0" offsamples="0"/>
-    <headlight ambient="0.45 0.45 0.45" diffuse="0.45 0.45 0.45"/>
-  </visual>
-  <asset>
-    <texture name="floor_tex" type="2d" builtin="checker" rgb1="0.75 0.7 0.62" rgb2="0.6 0.55 0.5" width="256" height="256"/>
-    <material name="floor_mat" texture="floor_tex" texrepeat="10 10"/>
-  </asset>
-  <worldbody>
-    <geom name="floor" type="plane" size="0 0 0.1" material="floor_mat" group="1" contype="3" conaffinity="3"/>
-    {"".join(lights)}
-    {walls}
-    {bodies}
-  </worldbody>
-  <contact>
-    {excludes}
-  </contact>
-</mujoco>"""
+        world.add_light(name=f"light_{i}", pos=[float(f"{ROOM_DEPTH / 2:.3f}"), float(f"{yc:.3f}"), 2.6], dir=[0, 0, -1],
+                        castshadow=False, diffuse=[0.45, 0.45, 0.45])
+    _add_walls(world, plan)
+    for b in plan.bodies:
+        _add_body(world, b)
+    _add_excludes(spec, plan.bodies)
+    return spec

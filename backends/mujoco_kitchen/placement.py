@@ -8,12 +8,8 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from backends.mujoco_kitchen.plan import Region
+from backends.mujoco_kitchen.tuning import FINGER_REACH, HAND_SIDE, SPOT_GRID, SPOT_MARGIN, SPOT_SPACING, TOL
 from backends.mujoco_kitchen.world import World
-
-TOL = 0.025  # position tolerance for containment / support (m)
-HAND_SIDE = 0.03  # lateral room for the fingers beside a held object (m)
-SPOT_SPACING = 0.08  # alternative free spots differ by at least this much along x or y (m)
-FINGER_REACH = 0.07  # open fingers reach this far past a held object along their closing axis (m)
 
 
 def local(world: World, region: Region, point: np.ndarray) -> np.ndarray:
@@ -44,6 +40,13 @@ def supports(world: World, region: Region, center: np.ndarray, half_z: float) ->
                 and -TOL <= bottom <= 0.03)
 
 
+def _near(region: Region, p: np.ndarray) -> bool:
+    """A local point within 5 cm of the region's footprint and between its floor and 10 cm
+    above its free height: an occupant (centres of items leaning on a wall included)."""
+    return bool(abs(p[0]) <= region.half[0] + 0.05 and abs(p[1]) <= region.half[1] + 0.05
+                and -0.05 <= p[2] <= region.height + 0.1)
+
+
 def occupants(world: World, region: Region, skip: set[str]) -> list[tuple[np.ndarray, np.ndarray]]:
     """(local centre, half extents) of movable bodies resting in a region."""
     out = []
@@ -51,16 +54,14 @@ def occupants(world: World, region: Region, skip: set[str]) -> list[tuple[np.nda
     for item in world.plan.items.values():
         if item.body in skip:
             continue
-        pos = world.body_pos(item.body)
-        p = local(world, region, pos)
-        if abs(p[0]) <= region.half[0] + 0.05 and abs(p[1]) <= region.half[1] + 0.05 and -0.05 <= p[2] <= region.height + 0.1:
+        p = local(world, region, world.body_pos(item.body))
+        if _near(region, p):
             out.append((p, np.asarray(item.half)))
     for node, body in world.spare_of.items():
         if body in skip or node in world.plan.items:
             continue
-        pos = world.body_pos(body)
-        p = local(world, region, pos)
-        if abs(p[0]) <= region.half[0] + 0.05 and abs(p[1]) <= region.half[1] + 0.05 and -0.05 <= p[2] <= region.height + 0.1:
+        p = local(world, region, world.body_pos(body))
+        if _near(region, p):
             half = np.asarray(world.model.geom_size[world.model.body_geomadr[world.body_id(body)]])
             out.append((p, half))
     return out
@@ -98,7 +99,7 @@ def slot_spots(world: World, region: Region, half: np.ndarray, skip: set[str], g
 
 def free_spot(world: World, region: Region, half: np.ndarray, skip: set[str], *, prefer_front: bool = True,
               avoid: list[tuple[np.ndarray, np.ndarray]] | None = None,
-              front_path: bool = False, margin: float | tuple[float, float] = 0.012) -> np.ndarray | None:
+              front_path: bool = False, margin: float | tuple[float, float] = SPOT_MARGIN) -> np.ndarray | None:
     """World position (object centre) of a free spot for an object of half extents `half`
     standing on the region floor, front-most first, then nearest the middle. None if full.
     `front_path`: the hand comes in from the front, so spots behind an occupant are taken too.
@@ -109,7 +110,7 @@ def free_spot(world: World, region: Region, half: np.ndarray, skip: set[str], *,
 
 def free_spots(world: World, region: Region, half: np.ndarray, skip: set[str], *, prefer_front: bool = True,
                avoid: list[tuple[np.ndarray, np.ndarray]] | None = None,
-               front_path: bool = False, margin: float | tuple[float, float] = 0.012,
+               front_path: bool = False, margin: float | tuple[float, float] = SPOT_MARGIN,
                from_middle: bool = True) -> Iterator[np.ndarray]:
     """Every free spot in free_spot's order of preference, each at least SPOT_SPACING from
     the ones before it (a spot the arm cannot reach is rarely helped by one 2 cm away).
@@ -126,9 +127,9 @@ def free_spots(world: World, region: Region, half: np.ndarray, skip: set[str], *
     hx, hy = region.half[0] - half[0], region.half[1] - half[1]
     if hx < -0.01 or hy < -0.01:
         return
-    xs = np.arange(-max(hx, 0.0), max(hx, 0.0) + 1e-9, 0.02) if hx > 0 else np.array([0.0])
+    xs = np.arange(-max(hx, 0.0), max(hx, 0.0) + 1e-9, SPOT_GRID) if hx > 0 else np.array([0.0])
     mx, my = margin if isinstance(margin, tuple) else (margin, margin)
-    ys = np.arange(-max(hy, 0.0), max(hy, 0.0) + 1e-9, 0.02) if hy > 0 else np.array([0.0])
+    ys = np.arange(-max(hy, 0.0), max(hy, 0.0) + 1e-9, SPOT_GRID) if hy > 0 else np.array([0.0])
     # also right beside each neighbour, so a row packs without the grid's slack
     beside = [c[1] + sign * (h[1] + half[1] + my + 1e-4) for c, h in others for sign in (-1.0, 1.0)]
     ys = np.unique(np.concatenate([ys, [y for y in beside if abs(y) <= max(hy, 0.0)]]))

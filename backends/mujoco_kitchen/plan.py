@@ -1,6 +1,6 @@
 """Plain data describing a physical kitchen, produced by the layout solver and consumed by the
-MJCF writer, the world-state reader and the skills. Pure Python (no simulator) so the layout can
-be checked without MuJoCo.
+MjSpec builder (mjcf.py), the world-state reader and the skills. Pure Python (no simulator) so
+the layout can be checked without MuJoCo.
 
 Frames: world z up; every room spans x in [0, ROOM_DEPTH] and its own y interval; furniture
 stands against the +x wall with its open front facing -x, where the robot stands (yaw 0).
@@ -10,15 +10,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from backends.mujoco_kitchen.tuning import (
+    CORRIDOR_X,
+    DOOR_HALF_WIDTH,
+    ROOM_DEPTH,
+    STANDOFF,
+    WALL_FINGER_MARGIN,
+    WALL_HEIGHT,
+)
+
+# the room and stance constants live in tuning.py; they stay importable from here for the
+# modules that read them with the plan
+__all__ = ["CORRIDOR_X", "DOOR_HALF_WIDTH", "ROOM_DEPTH", "STANDOFF", "WALL_FINGER_MARGIN", "WALL_HEIGHT"]
+
 Vec3 = tuple[float, float, float]
 RGBA = tuple[float, float, float, float]
-
-ROOM_DEPTH = 4.0  # x extent of every room (m)
-CORRIDOR_X = 1.5  # x of the line the base drives along between rooms (m)
-DOOR_HALF_WIDTH = 0.9  # doorway half width around CORRIDOR_X (m)
-STANDOFF = 0.62  # base centre to furniture front when manipulating (m)
-WALL_HEIGHT = 2.2
-WALL_FINGER_MARGIN = 0.025  # objects in walled regions keep this far from the walls (finger + opening)
 
 
 @dataclass(slots=True)

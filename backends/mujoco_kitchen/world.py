@@ -15,7 +15,7 @@ import numpy as np
 
 from backends.mujoco_kitchen.deps import mujoco_module
 from backends.mujoco_kitchen.layout import solve_layout
-from backends.mujoco_kitchen.mjcf import kitchen_xml
+from backends.mujoco_kitchen.mjcf import kitchen_spec
 from backends.mujoco_kitchen.plan import Body, ScenePlan
 from backends.mujoco_kitchen.robot import (
     FINGER_OPEN,
@@ -73,7 +73,7 @@ class World:
     def build(cls, graph: SceneGraph, *, spares: int = 3, offwidth: int = 640, offheight: int = 480) -> World:
         mj = mujoco_module()
         plan = solve_layout(graph, spares=spares)
-        spec = mj.MjSpec.from_string(kitchen_xml(plan, offwidth=offwidth, offheight=offheight))
+        spec = kitchen_spec(plan, offwidth=offwidth, offheight=offheight)
         add_robot(spec, plan.robot_start)
         movable = [plan.items[n].body for n in sorted(plan.items)] + list(plan.spares)
         articulated = sorted({a.body for arts in plan.articulations.values() for a in arts})

@@ -117,7 +117,7 @@ class ChatClient:
         rng: random.Random | None = None,
     ) -> None:
         if not config.model:
-            raise AgentError("no model configured: pass --model or set ROBOGRAPH_MODEL")
+            raise AgentError("no model configured for agent 'openai': pass --agent-opt model=NAME or set ROBOGRAPH_MODEL")
         self.config = config
         self.usage = Usage()
         self._sleep = sleep

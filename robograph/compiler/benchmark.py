@@ -5,7 +5,10 @@ Each scene compiles independently from `derive_seed(benchmark_seed, scene_id)`, 
 compiled in parallel (`jobs`) and cached: a scene's compiled files are stored under
 `DIR/.cache/<scene_id>.json` with the hash of everything that determines them (core, compiler and
 oracle sources, the object catalog, the scene's family spec and entry); an unchanged scene is
-reused instead of recompiled.
+reused instead of recompiled. Episode files are replaced atomically (an interrupted recompile
+never leaves a truncated one), stale ones from an earlier benchmark are removed, and `digest.json`
+is written last with the digest of the code and assets that made the directory: a reader reuses
+the directory only when that digest matches its own (`is_current`).
 """
 
 from __future__ import annotations
@@ -13,8 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,10 @@ from robograph.compiler.assets import Assets, SceneEntry, load_assets
 from robograph.compiler.compile import compile_scene, derive_seed
 from robograph.compiler.stats import METRICS, summarize
 from robograph.events import CONDITIONS
+from robograph.fileio import write_text_atomic
+from robograph.pool import worker_pool
+
+DIGEST_FILE = "digest.json"
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,36 @@ def _scene_digest(code: str, assets: Assets, entry: SceneEntry) -> str:
     h.update(json.dumps(assets.family(entry.family).domains, sort_keys=True, default=str).encode())
     h.update(repr((entry, assets.benchmark_seed)).encode())
     return h.hexdigest()
+
+
+def _entries(assets: Assets, scenes: Sequence[str] | None) -> list[SceneEntry]:
+    return [e for e in assets.scenes if scenes is None or e.id in scenes]
+
+
+def benchmark_digest(assets: Assets, scenes: Sequence[str] | None = None) -> str:
+    """Digest of everything a compiled benchmark directory depends on (per-scene digests of the
+    code and assets, and which scenes it holds)."""
+    code = _code_digest()
+    entries = _entries(assets, scenes)
+    return _combined(entries, {e.id: _scene_digest(code, assets, e) for e in entries})
+
+
+def _combined(entries: Sequence[SceneEntry], digests: Mapping[str, str]) -> str:
+    return hashlib.sha256("".join(f"{e.id}={digests[e.id]}\n" for e in entries).encode()).hexdigest()
+
+
+def stored_digest(out: str | Path) -> str | None:
+    """The digest a complete compile wrote into `out` (None when absent or unreadable)."""
+    try:
+        data = json.loads((Path(out) / DIGEST_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data.get("digest") if isinstance(data, dict) else None
+
+
+def is_current(out: str | Path, assets: Assets, scenes: Sequence[str] | None = None) -> bool:
+    """True when `out` holds a complete compile made by this code from these assets."""
+    return (Path(out) / "episodes").is_dir() and stored_digest(out) == benchmark_digest(assets, scenes)
 
 
 def compile_entry(assets: Assets, entry: SceneEntry) -> SceneResult:
@@ -110,7 +146,7 @@ def compile_benchmark(
     """Write DIR/episodes/<scene>__<condition>.json and DIR/stats.json; return the stats."""
     assets = assets or load_assets()
     out = Path(out)
-    entries = [e for e in assets.scenes if scenes is None or e.id in scenes]
+    entries = _entries(assets, scenes)
     code = _code_digest()
     digests = {e.id: _scene_digest(code, assets, e) for e in entries}
     cache_dir = out / ".cache"
@@ -126,28 +162,34 @@ def compile_benchmark(
         else:
             todo.append(e)
     cache_dir.mkdir(parents=True, exist_ok=True)
+    (out / DIGEST_FILE).unlink(missing_ok=True)  # the directory is not current until we finish
 
     def done(res: SceneResult) -> None:
         results[res.scene_id] = res
         payload = {"digest": digests[res.scene_id], "result": res.__dict__}
-        (cache_dir / f"{res.scene_id}.json").write_text(json.dumps(payload, sort_keys=True), encoding="utf-8")
+        write_text_atomic(cache_dir / f"{res.scene_id}.json", json.dumps(payload, sort_keys=True), durable=False)
         if progress:
             progress(res)
 
     if jobs > 1 and len(todo) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with worker_pool(jobs) as pool:
             for res in pool.map(_worker, [(str(assets.root), e.id) for e in todo]):
                 done(res)
     else:
         for e in todo:
             done(compile_entry(assets, e))
-    (out / "episodes").mkdir(parents=True, exist_ok=True)
+    episodes = out / "episodes"
+    episodes.mkdir(parents=True, exist_ok=True)
     ordered = [results[e.id] for e in entries]
-    for res in ordered:
-        for cond, text in res.files.items():
-            (out / "episodes" / f"{res.scene_id}__{cond}.json").write_text(text, encoding="utf-8")
+    wanted = {f"{res.scene_id}__{cond}.json": text for res in ordered for cond, text in res.files.items()}
+    for name, text in wanted.items():
+        write_text_atomic(episodes / name, text, durable=False)
+    for stale in episodes.glob("*__*.json"):  # episodes of scenes this benchmark no longer has
+        if stale.name not in wanted and stale.stem.rsplit("__", 1)[-1] in CONDITIONS:
+            stale.unlink()
     stats = benchmark_stats(ordered)
-    (out / "stats.json").write_text(json.dumps(stats, sort_keys=True, indent=1) + "\n", encoding="utf-8")
+    write_text_atomic(out / "stats.json", json.dumps(stats, sort_keys=True, indent=1) + "\n")
+    write_text_atomic(out / DIGEST_FILE, json.dumps({"digest": _combined(entries, digests), "scenes": len(entries)}) + "\n")
     stats_runtime = {
         "compile_seconds": round(time.perf_counter() - started, 3),
         "oracle_seconds": {r.scene_id: round(r.oracle_seconds, 3) for r in ordered if not r.cached},

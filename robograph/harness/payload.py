@@ -2,10 +2,15 @@
 
 Field names, order and fixed strings follow the paper verbatim so results are comparable with
 its evaluation; only `current_observation` changes in visual mode (camera references).
+
+The fixed parts are read-only module constants; every payload gets its own fresh copies, so an
+agent (or a client that annotates what it sends) can never change what the next rollout sees.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from robograph.actions import CATALOG
@@ -34,12 +39,20 @@ ACTION_CONSTRAINTS: tuple[str, ...] = (
     "Set recovery.required=false when the current observation shows that it succeeded.",
 )
 
-OBSERVATION_TIMING: dict[str, str] = {
+OBSERVATION_TIMING: Mapping[str, str] = MappingProxyType({
     "current_observation": "after the previous task action, before the selected current action",
     "recovery_assessment": "judge the previous task action from the current observation",
-}
+})
 
-OUTPUT_SCHEMA: dict[str, Any] = {
+def _read_only(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    return MappingProxyType({k: _read_only(v) if isinstance(v, Mapping) else v for k, v in data.items()})
+
+
+def _fresh(data: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _fresh(v) if isinstance(v, Mapping) else v for k, v in data.items()}
+
+
+OUTPUT_SCHEMA: Mapping[str, Any] = _read_only({
     "reason": "short rationale that assesses the previous action outcome from the current "
     "observation, then explains the selected current action",
     "recovery": {
@@ -55,7 +68,7 @@ OUTPUT_SCHEMA: dict[str, Any] = {
         "target": "observed target identifier when applicable",
         "node_ids": "ordered observed object and target identifiers when applicable",
     },
-}
+})
 
 
 def recent_history(episode: Episode, window: int = HISTORY_WINDOW) -> list[dict[str, Any]]:
@@ -85,8 +98,8 @@ def build_payload(episode: Episode, current_observation: dict[str, Any] | None =
         "step": episode.t + 1,
         "action_catalog": {name: CATALOG[name].to_record() for name in inst.actions},
         "action_constraints": list(ACTION_CONSTRAINTS),
-        "observation_timing": dict(OBSERVATION_TIMING),
+        "observation_timing": _fresh(OBSERVATION_TIMING),
         "recent_history": recent_history(episode),
         "current_observation": current_observation,
-        "output_schema": OUTPUT_SCHEMA,
+        "output_schema": _fresh(OUTPUT_SCHEMA),
     }

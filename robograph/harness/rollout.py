@@ -10,7 +10,7 @@ reports.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from robograph.agents.base import Agent, Reply, Request
@@ -107,3 +107,20 @@ def run_rollout(
         states.append(StepState(before, goal, view.visible, record, ok_parse))
     trace = RolloutTrace(instance, seed, tuple(states))
     return RolloutOutcome(trace, episode, replies, timing)
+
+
+def replay(
+    instance: TaskInstance,
+    replies: Iterable[str],
+    seed: int = 0,
+    backend_name: str = "symbolic",
+) -> RolloutTrace:
+    """Re-run an instance with recorded raw replies (deterministic on the symbolic backend), so
+    metrics can be recomputed from a results file."""
+    from robograph.registry import make_backend
+
+    backend = make_backend(backend_name)
+    try:
+        return run_rollout(instance, ScriptedReplies(list(replies)), backend, seed=seed).trace
+    finally:
+        backend.close()

@@ -1,26 +1,33 @@
 """`robograph run`: run an agent over a directory of instances, in parallel, resumably.
 
-Rollouts run in worker processes (`concurrent.futures.ProcessPoolExecutor`) or on a Ray cluster
-(`--executor ray`); the parent process is the only writer of the run directory. A rerun of the
-same command resumes: complete rollouts are skipped, torn tails trimmed, infrastructure errors
-retried. See `store.py` for the file layout and its guarantees.
+Rollouts run in worker processes (`robograph.pool`, which ties the workers' lives to this
+process) or on a Ray cluster (`--executor ray`); the parent process is the only writer of the run
+directory. Before anything is written the configuration is checked once (instances exist, the
+agent and backend build), so a bad flag is one error, not one crash record per rollout. A rerun
+of the same command resumes: complete rollouts are skipped, torn tails trimmed, infrastructure
+errors retried; a rerun with other instances or seeds is refused (the run file records a digest
+of both). Ctrl-C stops the run at once and keeps every rollout already written. See `store.py`
+for the file layout and its guarantees.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Callable, Generator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from robograph.agents import make_agent
 from robograph.errors import DependencyNotInstalled, RoboGraphError
+from robograph.fileio import write_text_atomic
 from robograph.harness.jobs import Job, JobResult, public_options, run_job
 from robograph.harness.store import (
     CONFIG,
@@ -32,12 +39,26 @@ from robograph.harness.store import (
     recover_log,
     write_results,
 )
+from robograph.pool import worker_pool
+from robograph.registry import make_backend
 
 EXECUTORS = ("local", "ray")
 
 
 class RunConfigError(RoboGraphError):
-    """A resumed run was started with a different agent, backend or instance set."""
+    """A resumed run was started with a different agent, backend, instance set or seeds."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a run; everything written before it is kept. Carries the summary so far."""
+
+    def __init__(self, summary: RunSummary, out: str) -> None:
+        self.summary = summary
+        super().__init__(
+            f"interrupted: {summary.completed} rollout(s) written in this session, "
+            f"{summary.completed + summary.skipped} of {summary.total} done in {out}; "
+            "rerun the same command to resume"
+        )
 
 
 @dataclass(frozen=True)
@@ -91,45 +112,90 @@ def find_instances(path: str | Path) -> list[Path]:
     p = Path(path)
     if p.is_file():
         return [p]
+    if not p.is_dir():
+        raise RoboGraphError(f"--instances {path}: no such file or directory")
     if (p / "episodes").is_dir():
         p = p / "episodes"
     files = sorted(f for f in p.iterdir() if f.suffix.lower() in (".json", ".yaml", ".yml"))
     if not files:
-        raise RoboGraphError(f"no instance files (*.json, *.yaml) in {path}")
+        raise RoboGraphError(f"--instances {path}: no instance files (*.json, *.yaml) in it")
     return files
 
 
 def plan_jobs(spec: RunSpec) -> list[Job]:
-    files = find_instances(spec.instances)
-    if spec.limit is not None:
-        files = files[: spec.limit]
     return [
         Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options))
-        for f in files
+        for f in _instance_files(spec)
         for seed in range(spec.seeds)
     ]
 
 
-def _check_config(run: Path, spec: RunSpec) -> None:
-    mine = {"agent": spec.agent, "backend": spec.backend, "agent_options": public_options(spec.agent_options)}
+def _instance_files(spec: RunSpec) -> list[Path]:
+    files = find_instances(spec.instances)
+    return files[: spec.limit] if spec.limit is not None else files
+
+
+def instance_digest(files: Sequence[Path], seeds: int) -> str:
+    """What a run's results depend on besides agent and backend: every instance file's name and
+    bytes, and the seeds. A resume with another digest would mix two experiments in one file."""
+    h = hashlib.sha256(f"seeds={seeds}\n".encode())
+    for f in files:
+        h.update(f.name.encode() + b"\0" + hashlib.sha256(f.read_bytes()).digest())
+    return h.hexdigest()
+
+
+def check_agent_and_backend(spec: RunSpec) -> None:
+    """Build the agent and the backend once, here, so a bad configuration is one clear error
+    before anything is dispatched (workers build their own copies per rollout)."""
+    if spec.workers < 1 or spec.seeds < 1 or (spec.limit is not None and spec.limit < 1):
+        raise RoboGraphError("--workers, --seeds and --limit must be at least 1")
+    if spec.executor not in EXECUTOR_FUNCS:
+        raise RoboGraphError(f"unknown --executor {spec.executor!r}; valid: {', '.join(EXECUTOR_FUNCS)}")
+    if spec.executor == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise DependencyNotInstalled("ray", "ray") from None
+    make_agent(spec.agent, **dict(spec.agent_options))
+    make_backend(spec.backend).close()
+
+
+def _run_record(spec: RunSpec, jobs: Sequence[Job]) -> dict[str, Any]:
+    files = list(dict.fromkeys(Path(j.instance_path) for j in jobs))
+    return {
+        "agent": spec.agent,
+        "backend": spec.backend,
+        "agent_options": public_options(spec.agent_options),
+        "seeds": spec.seeds,
+        "instances_digest": instance_digest(files, spec.seeds),
+    }
+
+
+def _check_config(run: Path, spec: RunSpec, jobs: Sequence[Job]) -> None:
+    """Refuse to resume a run made with another configuration; record it for a new one."""
+    mine = _run_record(spec, jobs)
     path = run / CONFIG
     if path.exists():
         old = json.loads(path.read_text(encoding="utf-8"))
-        theirs = {k: old.get(k) for k in mine}
-        if theirs != mine:
+        differ = [k for k in mine if old.get(k) != mine[k]]
+        if differ:
+            theirs = ", ".join(f"{k}={old.get(k)!r}" for k in differ)
+            asked = ", ".join(f"{k}={mine[k]!r}" for k in differ)
             raise RunConfigError(
-                f"{run} holds a run of {theirs}; this command asks for {mine}. Use another --out."
+                f"{run} holds a run made with {theirs}; this command asks for {asked} "
+                "(instances_digest covers the instance files and their contents). Use another --out."
             )
-    else:
-        path.write_text(json.dumps({**mine, "instances": spec.instances}, indent=1, sort_keys=True) + "\n")
+        return
+    record = {**mine, "instances": spec.instances, "rollouts": [j.key for j in jobs]}
+    write_text_atomic(path, json.dumps(record, indent=1, sort_keys=True) + "\n", spec.durable)
 
 
-def _local(jobs: Sequence[Job], workers: int) -> Iterator[JobResult]:
+def _local(jobs: Sequence[Job], workers: int) -> Generator[JobResult, None, None]:
     if workers <= 1:
         for job in jobs:
             yield run_job(job)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:  # Ctrl-C or a closed generator stops the workers at once
         todo = iter(jobs)
         running: set[Future[JobResult]] = set()
         # keep a bounded window in flight so a kill loses little and memory stays flat
@@ -146,7 +212,7 @@ def _local(jobs: Sequence[Job], workers: int) -> Iterator[JobResult]:
                     running.add(pool.submit(run_job, nxt))
 
 
-def _ray(jobs: Sequence[Job], workers: int) -> Iterator[JobResult]:
+def _ray(jobs: Sequence[Job], workers: int) -> Generator[JobResult, None, None]:
     try:
         import ray
     except ImportError:
@@ -161,43 +227,55 @@ def _ray(jobs: Sequence[Job], workers: int) -> Iterator[JobResult]:
             yield ray.get(ref)
 
 
-EXECUTOR_FUNCS: Mapping[str, Callable[[Sequence[Job], int], Iterable[JobResult]]] = {
+EXECUTOR_FUNCS: Mapping[str, Callable[[Sequence[Job], int], Generator[JobResult, None, None]]] = {
     "local": _local,
     "ray": _ray,
 }
 
 
 def run(spec: RunSpec) -> RunSummary:
-    run_dir = Path(spec.out)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    _check_config(run_dir, spec)
-    done = recover_log(run_dir / LOG)
     jobs = plan_jobs(spec)
+    check_agent_and_backend(spec)
+    run_dir = Path(spec.out)  # nothing is written before the inputs are known to be good
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _check_config(run_dir, spec, jobs)
+    done = recover_log(run_dir / LOG)
     todo = [j for j in jobs if j.key not in done]
     start = time.perf_counter()
-    completed = errors = steps = 0
-    overhead = 0.0
-    bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), unit="rollout", disable=not spec.progress,
+    summary = RunSummary(len(jobs), len(jobs) - len(todo), 0, 0, 0, 0.0, 0.0)
+    bar = tqdm(total=len(jobs), initial=summary.skipped, unit="rollout", disable=not spec.progress,
                desc=spec.agent, file=sys.stderr)
+    results = EXECUTOR_FUNCS[spec.executor](todo, spec.workers)
     try:
-        for result in EXECUTOR_FUNCS[spec.executor](todo, spec.workers):
+        for result in results:
             if result.error is not None:
-                errors += 1
+                summary.errors += 1
                 append_atomic(run_dir / ERRORS, [dumps(result.error)], spec.durable)
             else:
                 append_atomic(run_dir / LOG, result.lines, spec.durable)
-                completed += 1
-                steps += result.steps
-                overhead += result.overhead_s
+                summary.completed += 1
+                summary.steps += result.steps
+                summary.overhead_s += result.overhead_s
             bar.update(1)
+    except KeyboardInterrupt:
+        results.close()
+        # the interrupt may land between a write and its count: the log is the truth
+        summary.completed = len(recover_log(run_dir / LOG) - done)
+        summary.seconds = time.perf_counter() - start
+        _write_timing(run_dir, summary, spec.durable, interrupted=True)
+        raise RunInterrupted(summary, spec.out) from None
     finally:
         bar.close()
-    seconds = time.perf_counter() - start
-    summary = RunSummary(len(jobs), len(jobs) - len(todo), completed, errors, steps, seconds, overhead)
-    if len(recover_log(run_dir / LOG)) == len(jobs):
+    summary.seconds = time.perf_counter() - start
+    if {j.key for j in jobs} <= recover_log(run_dir / LOG):
         write_results(run_dir)
-    (run_dir / TIMING).write_text(json.dumps(summary.to_json(), indent=1) + "\n", encoding="utf-8")
+    _write_timing(run_dir, summary, spec.durable)
     return summary
+
+
+def _write_timing(run_dir: Path, summary: RunSummary, durable: bool, interrupted: bool = False) -> None:
+    record = {**summary.to_json(), **({"interrupted": True} if interrupted else {})}
+    write_text_atomic(run_dir / TIMING, json.dumps(record, indent=1) + "\n", durable)
 
 
 # CLI -------------------------------------------------------------------------------------------
@@ -206,7 +284,7 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise RoboGraphError(f"agent option {pair!r} is not key=value")
+            raise RoboGraphError(f"--agent-opt {pair!r} is not KEY=VALUE (e.g. --agent-opt memory=false)")
         key, value = pair.split("=", 1)
         try:
             out[key] = json.loads(value)
@@ -215,15 +293,26 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return out
 
 
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not at least 1")
+    return value
+
+
 def add_run_arguments(p: argparse.ArgumentParser) -> None:
     from robograph.agents import AGENTS
+    from robograph.registry import backend_names
 
     p.add_argument("--agent", default="explorer", choices=sorted(AGENTS))
-    p.add_argument("--backend", default="symbolic")
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--backend", default="symbolic", choices=backend_names() or ["symbolic"])
+    p.add_argument("--workers", type=positive_int, default=2)
     p.add_argument("--executor", default="local", choices=EXECUTORS)
-    p.add_argument("--limit", type=int, default=None, help="run only the first N instances")
-    p.add_argument("--seeds", type=int, default=1, help="rollouts per instance (seeds 0..N-1)")
+    p.add_argument("--limit", type=positive_int, default=None, help="run only the first N instances")
+    p.add_argument("--seeds", type=positive_int, default=1, help="rollouts per instance (seeds 0..N-1)")
     p.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="agent option, e.g. memory=false or model=gpt-4o (repeatable)")
     p.add_argument("--no-progress", action="store_true")

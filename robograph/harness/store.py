@@ -6,7 +6,10 @@ all-or-nothing: a kill can only leave a torn *tail*, which `recover_log` trims b
 the last complete rollout record before a run resumes. Infrastructure errors go to a separate
 file and never mark a rollout done. When a run completes, `write_results` writes the canonical
 results file (rollouts sorted by key, deterministic bytes), so an interrupted-and-resumed run
-and an uninterrupted one give the same file.
+and an uninterrupted one give the same file. The run file (`run.json`) records the configuration,
+a digest of the instance set and seeds, and every planned rollout key: the runner refuses to
+resume into a different experiment, and `report` counts what is missing against it. Whole-file
+writes (run, timing, results) go through `robograph.fileio.write_text_atomic`.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from robograph.fileio import write_text_atomic
 
 LOG = "log.jsonl"
 RESULTS = "results.jsonl"
@@ -99,14 +104,23 @@ def write_results(run: Path) -> Path:
             groups.setdefault(key, lines)
             pending = [r for r in pending if r.get("key") != key]
     out = run / RESULTS
-    tmp = run / (RESULTS + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for key in sorted(groups):
-            fh.write("\n".join(groups[key]) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, out)
+    write_text_atomic(out, "".join("\n".join(groups[key]) + "\n" for key in sorted(groups)))
     return out
+
+
+def expected_rollouts(run: Path) -> list[str] | None:
+    """Keys of every rollout the run was planned with, from its run file (None when the run file
+    is missing or predates the list)."""
+    path = run / CONFIG
+    if not path.is_file():
+        return None
+    keys = json.loads(path.read_text(encoding="utf-8")).get("rollouts")
+    return [str(k) for k in keys] if isinstance(keys, list) else None
+
+
+def error_keys(run: Path) -> set[str]:
+    """Keys of rollouts that hit an infrastructure error at least once (retried on resume)."""
+    return {str(r["key"]) for r in read_jsonl(run / ERRORS) if "key" in r}
 
 
 def rollout_records(run: Path) -> list[dict[str, Any]]:

@@ -182,11 +182,20 @@ def _median(values: list[float]) -> float | None:
 
 
 def json_summary(records: Sequence[Record]) -> dict[str, dict[str, dict[str, float | None]]]:
-    """`robograph report --json`: agent -> domain -> the paper's aggregate metrics."""
+    """`robograph report --json`: agent -> domain -> the paper's aggregate metrics, the share of
+    premature stops and the attribution shares of the unsuccessful rollouts (all in %)."""
     keys = ("SR", "SSAL", "NGP", "AER", "RAR", "SEG", "ADR", "IRR", "F1_RD", "Acc_RG")
+    from robograph.metrics.attribution import CAUSES, shares
+
     out: dict[str, dict[str, dict[str, float | None]]] = {}
+    groups = group_by(records, "agent", "domain")
     for (agent, domain), s in table(records, ("agent", "domain")).items():
-        out.setdefault(str(agent), {})[str(domain)] = {k: _round(s[k]) for k in keys}
+        blame = shares(groups[(agent, domain)])
+        out.setdefault(str(agent), {})[str(domain)] = {
+            **{k: _round(s[k]) for k in keys},
+            "premature": _round(s["termination"]["premature"]),
+            **{f"attributed_{c}": _round(blame[c]) for c in CAUSES},
+        }
     return out
 
 

@@ -291,6 +291,9 @@ def rollout_metrics(
     oracle_length: int | None = None,
 ) -> dict[str, Any]:
     """All per-rollout figures as one JSON-ready dict (stored in the rollout record)."""
+    from robograph.metrics.attribution import attribute
+    from robograph.metrics.recovery_by_action import recovery_by_action
+
     inst = trace.instance
     states = trace.states
     dist = DistanceCache(distance or default_distance(), inst.actions)
@@ -339,6 +342,8 @@ def rollout_metrics(
         },
         "F1_RD": rc.f1,
         "Acc_RG": rc.acc,
+        "recovery_by_action": recovery_by_action(states),
+        "attribution": blame.to_json() if (blame := attribute(trace)) is not None else None,
     }
 
 

@@ -1,25 +1,45 @@
 """What metrics need from a rollout: the latent states around every step.
 
 The runner captures a `StepState` per step while the rollout runs (graphs are immutable, so this
-costs references only); `replay` rebuilds the same list from an instance and its recorded replies,
-so metrics can be recomputed from a results file without the live run. The graph is the only
-source of truth: nothing here trusts what the agent said except its recovery fields.
+costs references only); `robograph.harness.rollout.replay` rebuilds the same list from an instance
+and its recorded replies, so metrics can be recomputed from a results file without the live run.
+The graph is the only source of truth: nothing here trusts what the agent said except its
+recovery fields. Metrics depend on the harness only through the two small protocols below, so the
+dependency runs one way (harness -> metrics).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Protocol
 
 from robograph.actions import Action
 from robograph.facts import Goal
 from robograph.graph import SceneGraph
-from robograph.harness.parse import ParsedResponse
 from robograph.instance import TaskInstance
 from robograph.rewrite import apply_all
 from robograph.runtime import StepRecord
 from robograph.view import compute_view
+
+
+class RecoveryClaim(Protocol):
+    """The agent's recovery fields (Figure 12), as F1@RD and Acc@RG read them."""
+
+    @property
+    def required(self) -> bool: ...
+    @property
+    def failed_action(self) -> str | None: ...
+    @property
+    def failed_node_ids(self) -> Sequence[str]: ...
+
+
+class DecodedReply(Protocol):
+    """A reply that parsed (`robograph.harness.parse.ParsedResponse`)."""
+
+    @property
+    def recovery(self) -> RecoveryClaim: ...
 
 
 @dataclass(frozen=True)
@@ -32,7 +52,7 @@ class StepState:
     goal: Goal
     visible_before: frozenset[str]
     record: StepRecord
-    parsed: ParsedResponse | None
+    parsed: DecodedReply | None
 
     @cached_property
     def after(self) -> SceneGraph:
@@ -56,20 +76,6 @@ class RolloutTrace:
     @property
     def success(self) -> bool:
         return bool(self.states and self.states[-1].record.success)
-
-
-def replay(
-    instance: TaskInstance,
-    replies: Iterable[str],
-    seed: int = 0,
-    backend_name: str = "symbolic",
-) -> RolloutTrace:
-    """Re-run an instance with recorded raw replies (deterministic on the symbolic backend)."""
-    from robograph.harness.rollout import ScriptedReplies, run_rollout
-    from robograph.registry import make_backend
-
-    agent = ScriptedReplies(list(replies))
-    return run_rollout(instance, agent, make_backend(backend_name), seed=seed).trace
 
 
 def actions_of(states: Sequence[StepState]) -> list[Action]:

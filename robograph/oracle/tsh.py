@@ -7,9 +7,12 @@ newly exposes that a later decision names (the reason to explore). A decision ha
 dependency on a target n when n is not in V_{t-1} (Definition 1: not recoverable from the view):
 
 * spatial, if n has not been in any earlier view (it must be explored);
-* temporal, if n was last seen in V_{t'} with t' < t - 1 (it must be remembered), span t - t'.
-  Goal facts that tau* breaks and later restores (the closed pencil case that is opened, then
-  closed again) are temporal too, with span (restoring step - breaking step).
+* temporal, if n was seen in an earlier view (it must be remembered). Its span runs from the
+  *acquisition* of the fact the decision relies on (Definition 2) to t: the first view V_a that
+  showed n in the state (location, attributes) it still has at t - 1, not its last sighting. A
+  fact that changed since an earlier sighting was re-acquired at the change. Goal facts that tau*
+  breaks and later restores (the closed pencil case that is opened, then closed again) are
+  temporal too, with span (restoring step - breaking step).
 
 H_maintain = max span over temporal dependencies (0 if none).
 H_explore  = max over spatially-dependent nodes of the fewest view-expanding actions (open,
@@ -28,7 +31,7 @@ from dataclasses import dataclass
 
 from robograph.actions import Action, effects
 from robograph.facts import holds
-from robograph.graph import ROOM
+from robograph.graph import ROOM, SceneGraph
 from robograph.instance import TaskInstance
 from robograph.oracle.model import SEEN, Problem
 from robograph.oracle.search import Plan, solve
@@ -82,11 +85,11 @@ def tsh(instance: TaskInstance, plan: Plan | None = None, *, rollout: Episode | 
         for n in targets:
             if n in views[t - 1] or graphs[t - 1].hand_of(n) is not None:
                 continue
-            last = max((k for k in range(t - 1) if n in views[k]), default=None)
-            if last is None:
+            acquired = _acquisition(n, t, graphs, views)
+            if acquired is None:
                 spatial.add(n)
             else:
-                maintain = max(maintain, t - last)
+                maintain = max(maintain, t - acquired)
     # goal facts broken and restored by tau*
     for fact in instance.goal:
         broken_at = None
@@ -100,6 +103,24 @@ def tsh(instance: TaskInstance, plan: Plan | None = None, *, rollout: Episode | 
     explore = _explore_depth(instance, spatial, actions, views)
     update = _update_count(instance, targeted, rollout)
     return TSH(maintain, explore, update)
+
+
+def _acquisition(n: str, t: int, graphs: list[SceneGraph], views: list[frozenset[str]]) -> int | None:
+    """First step a < t - 1 whose view showed n in the state it has at t - 1 (None if n was never
+    seen before t - 1). Should n have changed out of sight since it was last seen, the last
+    sighting is the best the agent could know."""
+    seen = [k for k in range(t - 1) if n in views[k]]
+    if not seen:
+        return None
+    state = _state(graphs[t - 1], n)
+    start = t - 1
+    while start > 0 and _state(graphs[start - 1], n) == state:
+        start -= 1
+    return next((k for k in seen if k >= start), seen[-1])
+
+
+def _state(graph: SceneGraph, n: str) -> tuple[object, object]:
+    return graph.location.get(n), graph.attrs.get(n)
 
 
 def _explore_depth(instance: TaskInstance, spatial: set[str], actions: list[Action],
