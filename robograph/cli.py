@@ -19,7 +19,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     bad = 0
     for path in args.files:
         try:
-            inst = load_instance(path)
+            inst = load_instance(path, schema=args.schema)
         except InstanceError as exc:
             bad += 1
             print(str(exc), file=sys.stderr)
@@ -27,6 +27,22 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"{path}: ok ({len(inst.graph.nodes)} nodes, {len(inst.graph.edges)} edges, "
               f"{len(inst.goal)} goal facts, {len(inst.events)} events)")
     return 1 if bad else 0
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    import json
+
+    from robograph.schema import schema
+
+    text = json.dumps(schema(args.name), indent=2, sort_keys=True) + "\n"
+    if args.out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        from pathlib import Path
+
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote the {args.name} schema to {args.out}")
+    return 0
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -44,6 +60,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from robograph.registry import backend_names
+    from robograph.schema import SCHEMA_NAMES
 
     parser = argparse.ArgumentParser(
         prog="robograph",
@@ -54,7 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check instance files; report every problem with its JSON path")
     p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--schema", default="instance", choices=SCHEMA_NAMES,
+                   help="instance (any task instance, default) or episode (a compiled benchmark episode)")
     p.set_defaults(handler=_cmd_validate)
+
+    p = sub.add_parser("schema", help="print the JSON Schema of the instance or the compiled-episode format")
+    p.add_argument("name", nargs="?", default="instance", choices=SCHEMA_NAMES)
+    p.add_argument("--out", default=None, help="write to this file instead of stdout")
+    p.set_defaults(handler=_cmd_schema)
 
     p = sub.add_parser("play", help="play an instance in the terminal (type actions like 'open drawer_1')")
     p.add_argument("file", nargs="?", metavar="FILE", help="instance file (default: the built-in demo)")
@@ -75,6 +99,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "robograph.harness.benchmark:register",
     "robograph.oracle.pddl:register",
     "robograph.render_cmd:register",
+    "robograph.check_cmd:register",
     "robograph.compiler.cli:register",
     "calibration.cli:register",
 )

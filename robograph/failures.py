@@ -47,8 +47,20 @@ class FailureType(StrEnum):
     EXECUTION_FAILED = "execution_failed"
     SIMULATION_UNSTABLE = "simulation_unstable"
     ROBOT_DISCONNECTED = "robot_disconnected"
+    # execution stopped from outside (Backend.execute's deadline / cancel): infrastructure
+    DEADLINE_EXCEEDED = "deadline_exceeded"
+    CANCELLED = "cancelled"
     # episode
     EPISODE_OVER = "episode_over"
+
+
+# Failures caused by the infrastructure, not by the agent's choice of action: the harness's time
+# budget, an operator's cancel, a simulator that diverged, a robot that went away. Reports count
+# them apart from agent failures (they still cost the step).
+INFRASTRUCTURE_FAILURES = frozenset({
+    FailureType.SIMULATION_UNSTABLE, FailureType.ROBOT_DISCONNECTED,
+    FailureType.DEADLINE_EXCEEDED, FailureType.CANCELLED,
+})
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ All other relations (OCCLUDES, ADJACENT, PART_OF) are free-standing edges.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -134,7 +134,8 @@ class SceneGraph:
     `edges` is a frozenset of Edge; `location` indexes each node's single location edge.
     """
 
-    __slots__ = ("nodes", "attrs", "edges", "location", "_hash", "_children", "_by_rel", "_roots", "_occluded")
+    __slots__ = ("nodes", "attrs", "edges", "location", "_hash", "_children", "_by_rel", "_roots", "_occluded",
+                 "_derived")
 
     nodes: Mapping[str, Node]
     attrs: Mapping[str, Attrs]
@@ -160,6 +161,7 @@ class SceneGraph:
         self._by_rel: dict[str, tuple[Edge, ...]] | None = None
         self._roots: tuple[str, ...] | None = None
         self._occluded: frozenset[str] | None = None
+        self._derived: dict[str, Any] | None = None  # see `derived`; never handed to a successor
 
     def derive(
         self,
@@ -359,6 +361,18 @@ class SceneGraph:
         out = {e.dst for e in adjacent if e.src == room_id}
         out |= {e.src for e in adjacent if e.dst == room_id}
         return sorted(out)
+
+    def derived(self, key: str, compute: Callable[[SceneGraph], Any]) -> Any:
+        """`compute(self)`, evaluated once per graph object and kept with it. For pure functions
+        of the whole graph (the view): the graph is immutable, and a failed action leaves the
+        episode on the same object, so the next question about it is answered from the cache."""
+        if self._derived is None:
+            self._derived = {}
+        try:
+            return self._derived[key]
+        except KeyError:
+            value = self._derived[key] = compute(self)
+            return value
 
     def occluded(self) -> frozenset[str]:
         """Targets of the currently active OCCLUDES edges (cached: the graph is immutable)."""

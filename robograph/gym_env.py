@@ -42,11 +42,12 @@ class RoboGraphEnv(gym.Env[str, str]):
         instance: str | Path | TaskInstance | None = None,
         backend: str | Backend = "symbolic",
         render_mode: str | None = None,
+        backend_options: dict[str, Any] | None = None,
     ) -> None:
         if instance is None:
             instance = demo_instance_path()
         self.instance = instance if isinstance(instance, TaskInstance) else load_instance(instance)
-        self.backend = make_backend(backend) if isinstance(backend, str) else backend
+        self.backend = make_backend(backend, **(backend_options or {})) if isinstance(backend, str) else backend
         self.episode = Episode(self.instance, self.backend)
         self._closed = False
         self.render_mode = render_mode
@@ -68,7 +69,9 @@ class RoboGraphEnv(gym.Env[str, str]):
         else:
             rec = self.episode.step(parsed.action, raw=action)
         reward = 1.0 if rec.success else 0.0
-        info = {"status": rec.status, "failure_type": rec.failure_type, "step": rec.step}
+        info: dict[str, Any] = {"status": rec.status, "failure_type": rec.failure_type, "step": rec.step}
+        if rec.info is not None:
+            info["execution"] = rec.info  # the backend's Execution.info (seconds, assists, retries)
         return self._obs(), reward, self.episode.terminated, self.episode.truncated, info
 
     def close(self) -> None:

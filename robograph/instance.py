@@ -2,8 +2,9 @@
 
 An instance file is JSON (or YAML) with keys: `id`, `task`, `task_type`, `settings`, `graph`
 (`nodes`, `edges`), `goal` (list of fact strings), `actions` (catalog subset; defaults from the
-scene), `events`, `step_budget`, `view` (view rules) and `metadata`. `validate_data` reports
-every problem with its JSON path instead of stopping at the first.
+scene), `events`, `step_budget`, `view` (view rules) and `metadata`; the JSON Schema of the format
+is `robograph.schema.instance_schema()`. `validate_data` reports every problem with its JSON path
+instead of stopping at the first.
 """
 
 from __future__ import annotations
@@ -16,20 +17,12 @@ from typing import Any
 
 import yaml
 
-from robograph.actions import ACTION_NAMES, catalog_for
+from robograph.actions import catalog_for
 from robograph.errors import FactSyntaxError, InstanceError, Problem
-from robograph.events import CONDITIONS, INTERVENTIONS, EventSpec
+from robograph.events import EventSpec
 from robograph.facts import Goal, parse_fact
-from robograph.graph import (
-    AFFORDANCES,
-    HANDS,
-    LOCATION_RELATIONS,
-    NODE_KINDS,
-    RELATIONS,
-    ROBOT_ID,
-    ROOM,
-    SceneGraph,
-)
+from robograph.graph import HANDS, LOCATION_RELATIONS, ROBOT_ID, ROOM, SceneGraph
+from robograph.schema import structural_problems
 from robograph.view import navigation_enabled
 
 DEFAULT_STEP_BUDGET = 100
@@ -82,8 +75,8 @@ class TaskInstance:
         Path(path).write_text(self.dumps(), encoding="utf-8")
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any], source: str = "<instance>") -> TaskInstance:
-        problems = validate_data(data)
+    def from_json(cls, data: Mapping[str, Any], source: str = "<instance>", schema: str = "instance") -> TaskInstance:
+        problems = validate_data(data, schema)
         if problems:
             raise InstanceError(source, problems)
         graph = SceneGraph.from_json(data["graph"])
@@ -122,68 +115,49 @@ def read_data(path: str | Path) -> Mapping[str, Any]:
     return data
 
 
-def load_instance(path: str | Path) -> TaskInstance:
-    return TaskInstance.from_json(read_data(path), source=str(path))
+def load_instance(path: str | Path, schema: str = "instance") -> TaskInstance:
+    """Read and check an instance file; `schema="episode"` also requires the compiler's metadata."""
+    return TaskInstance.from_json(read_data(path), source=str(path), schema=schema)
 
 
 # Validation --------------------------------------------------------------------------------------
-def validate_data(data: Mapping[str, Any]) -> list[Problem]:
-    problems: list[Problem] = []
+def validate_data(data: Mapping[str, Any], schema: str = "instance") -> list[Problem]:
+    """Every problem of an instance file, each with its JSON path: first the structural ones (the
+    published JSON Schema, `robograph.schema`), then what a schema cannot say (references to nodes,
+    duplicate ids, one location per node, location cycles, the robot's room and hands, fact
+    syntax). Checks are defensive, so a structurally broken file still gets its semantic report."""
+    problems = structural_problems(data, schema)
     add = lambda path, msg: problems.append(Problem(path, msg))  # noqa: E731
 
     graph = data.get("graph")
-    if not isinstance(graph, Mapping):
-        add("$.graph", "missing or not an object with 'nodes' and 'edges'")
-        graph = {}
+    graph = graph if isinstance(graph, Mapping) else {}
     nodes = graph.get("nodes", [])
     edges = graph.get("edges", [])
-    if not isinstance(nodes, list) or not nodes:
-        add("$.graph.nodes", "must be a non-empty list")
-        nodes = []
-    if not isinstance(edges, list):
-        add("$.graph.edges", "must be a list")
-        edges = []
+    nodes = nodes if isinstance(nodes, list) else []
+    edges = edges if isinstance(edges, list) else []
 
     ids: dict[str, str] = {}
     kinds: dict[str, str] = {}
     for i, node in enumerate(nodes):
         path = f"$.graph.nodes[{i}]"
         if not isinstance(node, Mapping) or "id" not in node:
-            add(path, "node must be an object with an 'id'")
             continue
         nid = str(node["id"])
         if nid in ids:
             add(f"{path}.id", f"duplicate node id {nid!r} (first at {ids[nid]})")
         ids[nid] = path
-        kind = str(node.get("kind", "object"))
-        kinds[nid] = kind
-        if kind not in NODE_KINDS:
-            add(f"{path}.kind", f"unknown kind {kind!r}; valid: {sorted(NODE_KINDS)}")
-        for j, aff in enumerate(node.get("affordances", [])):
-            if aff not in AFFORDANCES:
-                add(f"{path}.affordances[{j}]", f"unknown affordance {aff!r}; valid: {sorted(AFFORDANCES)}")
-        cap = node.get("capacity")
-        if cap is not None and (not isinstance(cap, int) or cap < 0):
-            add(f"{path}.capacity", f"capacity must be a non-negative integer, got {cap!r}")
-        attrs = node.get("attrs", {})
-        if not isinstance(attrs, Mapping):
-            add(f"{path}.attrs", "attrs must be an object")
+        kinds[nid] = str(node.get("kind", "object"))
 
     located: dict[str, str] = {}
     parent: dict[str, str] = {}
     for i, edge in enumerate(edges):
         path = f"$.graph.edges[{i}]"
         if not isinstance(edge, Mapping):
-            add(path, "edge must be an object with 'from', 'relation', 'to'")
             continue
         for end in ("from", "to"):
-            if end not in edge:
-                add(f"{path}.{end}", "missing")
-            elif str(edge[end]) not in ids:
+            if end in edge and str(edge[end]) not in ids:
                 add(f"{path}.{end}", f"unknown node {edge[end]!r}")
         rel = edge.get("relation")
-        if rel not in RELATIONS:
-            add(f"{path}.relation", f"unknown relation {rel!r}; valid: {sorted(RELATIONS)}")
         if rel in LOCATION_RELATIONS and "from" in edge:
             src = str(edge["from"])
             if src in located:
@@ -205,9 +179,11 @@ def validate_data(data: Mapping[str, Any]) -> list[Problem]:
 
     robot = [n for n in nodes if isinstance(n, Mapping) and str(n.get("id")) == ROBOT_ID]
     if not robot:
-        add("$.graph.nodes", f"no robot node (id {ROBOT_ID!r})")
+        if nodes:
+            add("$.graph.nodes", f"no robot node (id {ROBOT_ID!r})")
     else:
         rattrs = robot[0].get("attrs", {}) or {}
+        rattrs = rattrs if isinstance(rattrs, Mapping) else {}
         room = rattrs.get("room")
         if room is not None and kinds.get(str(room)) != ROOM:
             add(f"{ids[ROBOT_ID]}.attrs.room", f"robot room {room!r} is not a room node")
@@ -221,33 +197,13 @@ def validate_data(data: Mapping[str, Any]) -> list[Problem]:
                 add(f"{ids[ROBOT_ID]}.attrs.{hand}", f"{held} is held but also located at {located[str(held)]}")
 
     goal = data.get("goal")
-    if not isinstance(goal, list) or not goal:
-        add("$.goal", "must be a non-empty list of facts like 'INSIDE(pen, pencil_case)'")
-        goal = []
-    for i, text in enumerate(goal):
+    for i, text in enumerate(goal if isinstance(goal, list) else []):
         _check_fact(text, f"$.goal[{i}]", ids, add)
 
-    for i, name in enumerate(data.get("actions") or []):
-        if name not in ACTION_NAMES:
-            add(f"$.actions[{i}]", f"unknown action {name!r}; valid: {', '.join(ACTION_NAMES)}")
     events = data.get("events") or []
-    if not isinstance(events, list):
-        add("$.events", "must be a list")
-        events = []
-    for i, ev in enumerate(events):
-        path = f"$.events[{i}]"
-        if not isinstance(ev, Mapping):
-            add(path, "event must be an object")
-            continue
-        if ev.get("kind") not in INTERVENTIONS:
-            add(f"{path}.kind", f"unknown event kind {ev.get('kind')!r}; valid: {', '.join(INTERVENTIONS)}")
-        _check_event_refs(ev, path, ids, add)
-    budget = data.get("step_budget", DEFAULT_STEP_BUDGET)
-    if not isinstance(budget, int) or budget < 1:
-        add("$.step_budget", f"must be a positive integer, got {budget!r}")
-    cond = (data.get("metadata") or {}).get("condition", "baseline")
-    if cond not in CONDITIONS:
-        add("$.metadata.condition", f"unknown condition {cond!r}; valid: {', '.join(CONDITIONS)}")
+    for i, ev in enumerate(events if isinstance(events, list) else []):
+        if isinstance(ev, Mapping):
+            _check_event_refs(ev, f"$.events[{i}]", ids, add)
     return problems
 
 

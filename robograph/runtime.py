@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from robograph.actions import Action, check, effects
-from robograph.backend import Backend
+from robograph.backend import Backend, check_realizable, deadline_in
 from robograph.errors import EpisodeError
 from robograph.events import EventEngine, FiredEvent
 from robograph.facts import Goal
@@ -32,7 +32,9 @@ FAILURE = "failure"
 @dataclass(slots=True)
 class StepRecord:
     """One step of the trace. `events` fired at the start of this step (before the action) or,
-    for I1, during it. `visible` is the view after the step."""
+    for I1, during it. `visible` is the view after the step. `info` is the backend's
+    Execution.info for the action it executed (seconds, assists, retries; None when the backend
+    was not asked, e.g. a failed precondition, or reported nothing)."""
 
     step: int
     action: Action
@@ -46,6 +48,7 @@ class StepRecord:
     done: bool = False
     success: bool = False
     raw: str | None = None
+    info: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
@@ -73,6 +76,8 @@ class StepRecord:
         }
         if self.raw is not None:
             data["raw"] = self.raw
+        if self.info is not None:
+            data["info"] = self.info
         return data
 
 
@@ -107,10 +112,16 @@ class Trace:
 class Episode:
     """Closed-loop execution of one TaskInstance on one backend."""
 
-    def __init__(self, instance: TaskInstance, backend: Backend, *, step_budget: int | None = None) -> None:
+    def __init__(self, instance: TaskInstance, backend: Backend, *, step_budget: int | None = None,
+                 action_timeout: float | None = None) -> None:
+        """`action_timeout`: seconds each executed action may take on the backend (its
+        deadline); None: no deadline. A cancel token can be set on `self.cancel` (any object with
+        `is_set()`, e.g. a threading.Event) to stop the action in progress."""
         self.instance = instance
         self.backend = backend
         self.step_budget = step_budget or instance.step_budget
+        self.action_timeout = action_timeout
+        self.cancel: Any = None
         self._started = False
 
     # lifecycle -----------------------------------------------------------------------------------
@@ -128,6 +139,7 @@ class Episode:
         self.fired: list[FiredEvent] = []
         self.backend.reset(self.graph, seed=seed)
         self.trace = Trace(inst.id, seed, self.backend.name)
+        self._satisfied_cache: tuple[tuple[SceneGraph, Goal], int] | None = None
         self._pending = self._fire_due(1)
         self.trace.initial_events = list(self._pending)
         self.view = compute_view(self.graph)
@@ -137,7 +149,10 @@ class Episode:
     def _fire_due(self, step: int) -> list[FiredEvent]:
         graph, goal, fired = self.events.fire_due(step, self.graph, self.goal)
         if fired:
+            capabilities = getattr(self.backend, "capabilities", None)
             for ev in fired:
+                if capabilities is not None:
+                    check_realizable(capabilities, self.backend.name, ev.rewrites)
                 self.backend.realize(graph, ev.rewrites)
             self.graph = self.backend.reconcile(graph)
             self.goal = goal
@@ -154,6 +169,7 @@ class Episode:
         events, self._pending = self._pending, []
         failure = check(self.graph, self.view, action, self.instance.actions)
         rewrites: list[Rewrite] = []
+        info: dict[str, Any] | None = None
         if failure is None and action.name == "stop":
             self.done = self.terminated = True
             self.success = self.goal.satisfied(self.graph)
@@ -164,8 +180,8 @@ class Episode:
                 self.fired.append(fired)
                 failure = ActionFailure(FailureType.EXECUTION_FAILED, fired.detail)
             else:
-                failure, rewrites = self._execute(action)
-        return self._finish(action, failure, events, rewrites, raw)
+                failure, rewrites, info = self._execute(action)
+        return self._finish(action, failure, events, rewrites, raw, info)
 
     def fail_step(self, failure: ActionFailure, raw: str | None = None) -> StepRecord:
         """Count a step whose action could not even be parsed (it counts against the agent)."""
@@ -175,11 +191,12 @@ class Episode:
         events, self._pending = self._pending, []
         return self._finish(Action(""), failure, events, [], raw)
 
-    def _execute(self, action: Action) -> tuple[ActionFailure | None, list[Rewrite]]:
+    def _execute(self, action: Action) -> tuple[ActionFailure | None, list[Rewrite], dict[str, Any] | None]:
         before = self.graph
         planned = effects(before, action)
         expected = apply_all(before, planned)
-        result = self.backend.execute(before, action, expected)
+        deadline = deadline_in(self.action_timeout) if self.action_timeout is not None else None
+        result = self.backend.execute(before, action, expected, deadline=deadline, cancel=self.cancel)
         observed = self.backend.reconcile(expected)
         rewrites = planned if observed is expected else diff(before, observed)
         self.graph = observed
@@ -191,7 +208,7 @@ class Episode:
             )
         if failure is None:
             self.events.observe_success(self.t, before, action)
-        return failure, rewrites
+        return failure, rewrites, json_info(result.info)
 
     def _finish(
         self,
@@ -200,6 +217,7 @@ class Episode:
         events: list[FiredEvent],
         rewrites: list[Rewrite],
         raw: str | None,
+        info: dict[str, Any] | None = None,
     ) -> StepRecord:
         if not self.done and self.t >= self.step_budget:
             self.done = self.truncated = True
@@ -207,7 +225,7 @@ class Episode:
             self._pending = self._fire_due(self.t + 1)
         self.view = compute_view(self.graph)
         goal = self.goal
-        satisfied = len(goal) - len(goal.unsatisfied(self.graph))
+        satisfied = self._satisfied_count()
         record = StepRecord(
             step=self.t,
             action=action,
@@ -221,11 +239,38 @@ class Episode:
             done=self.done,
             success=self.success,
             raw=raw,
+            info=info,
         )
         self.trace.steps.append(record)
         return record
+
+    def _satisfied_count(self) -> int:
+        """Goal facts holding in the current graph; recounted only when the graph or the goal
+        object changed (a failed action leaves both as they were)."""
+        key = (self.graph, self.goal)
+        cached = self._satisfied_cache
+        if cached is None or cached[0][0] is not key[0] or cached[0][1] is not key[1]:
+            goal = self.goal
+            cached = self._satisfied_cache = (key, len(goal) - len(goal.unsatisfied(self.graph)))
+        return cached[1]
 
     @property
     def pending_events(self) -> list[FiredEvent]:
         """Events fired at the start of the coming step (already applied to the graph)."""
         return list(self._pending)
+
+
+def json_info(info: Any) -> dict[str, Any] | None:
+    """Execution.info as plain JSON data (tuples -> lists, numpy scalars -> Python numbers), so
+    records round-trip through the trace and results files unchanged."""
+    if not info:
+        return None
+    return json.loads(json.dumps(dict(info), sort_keys=True, default=_plain))
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, set | frozenset):
+        return sorted(value)
+    raise TypeError(f"Execution.info value {value!r} is not JSON data")

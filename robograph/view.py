@@ -38,46 +38,54 @@ class View:
 _NO_ATTRS: dict[str, Any] = {}
 
 
-def _tabletop_roots(graph: SceneGraph) -> list[str]:
-    """Without rooms, the scene roots are the unlocated furniture and objects (a desk, a shelf),
-    except held objects and assembly parts/wholes, which are seen through their holder."""
-    held = graph.held()
-    return [nid for nid in graph.unlocated_roots() if nid not in held]
-
-
 def compute_view(graph: SceneGraph) -> View:
+    """The view of `graph`, computed once per graph object: the graph is immutable, and most steps
+    of a weak agent fail and leave it unchanged, so the runtime asks again for the same graph."""
+    view: View = graph.derived("view", _project)
+    return view
+
+
+def _project(graph: SceneGraph) -> View:
     occluded = graph.occluded()
     room = graph.robot_room()
-    roots = [room] if room is not None else _tabletop_roots(graph)
+    held = graph.held()
+    # without rooms, the roots are the unlocated furniture and objects (a desk, a shelf), except
+    # held objects and assembly parts/wholes, which are seen through their holder
+    roots = [room] if room is not None else [nid for nid in graph.unlocated_roots() if nid not in held]
     visible: set[str] = set()
     reachable: set[str] = set()
     nodes, attrs, location = graph.nodes, graph.attrs, graph.location
-    children = graph.children_index()
+    children = graph.children_index().get
+    see, reach = visible.add, reachable.add
     # depth-first walk carrying "still reachable" down the containment tree
     stack: list[tuple[str, bool]] = [(r, True) for r in roots if r not in occluded]
-    stack.extend((held, True) for held in graph.held())
+    stack.extend((h, True) for h in held)
     push, pop = stack.append, stack.pop
     while stack:
         nid, can_reach = pop()
         if nid in visible:
             continue
-        visible.add(nid)
+        see(nid)
         if can_reach:
-            reachable.add(nid)
-        kids = children.get(nid)
+            reach(nid)
+        kids = children(nid)
         if not kids:
             continue
         affordances = nodes[nid].affordances
-        closed = OPENABLE in affordances and not attrs.get(nid, _NO_ATTRS).get("open", False)
-        glass = closed and TRANSPARENT in affordances
-        for child in kids:
-            if child in occluded:
-                continue
-            if closed and location[child].rel == INSIDE:
-                if glass:  # seen through a closed transparent container, not reachable
-                    push((child, False))
-                continue
-            push((child, can_reach))
+        if OPENABLE in affordances and not attrs.get(nid, _NO_ATTRS).get("open", False):
+            glass = TRANSPARENT in affordances
+            for child in kids:
+                if child in occluded:
+                    continue
+                if location[child].rel == INSIDE:
+                    if glass:  # seen through a closed transparent container, not reachable
+                        push((child, False))
+                    continue
+                push((child, can_reach))
+        else:
+            for child in kids:
+                if child not in occluded:
+                    push((child, can_reach))
     _add_assemblies(graph, visible, reachable)
     visible.discard("robot")
     reachable.discard("robot")

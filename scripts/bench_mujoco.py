@@ -3,14 +3,20 @@
 Figures: physical episode success rate, per-step agreement between the reconciled graph and the
 symbolic expectation (over the steps the world executed: once an oracle step misses, later steps
 of the open-loop plan may be refused by their symbolic preconditions; those are counted apart,
-and `graph_agreement_all_steps` counts them as disagreements), wall time per task-level action split into physics and rendering (three
-320x240 views rendered after every action), peak memory. Plans come from the instance's
+and `graph_agreement_all_steps` counts them as disagreements), wall time per task-level action
+split into physics and rendering (three 320x240 views rendered after every action), the assists
+the backend reported (Execution.info["assists"], total and per kind) and retries, peak memory.
+Every figure is labelled with its execution `mode`. Plans come from the instance's
 `metadata.oracle_plan` (a final `stop` is added), else from `robograph.oracle.solve`.
-Instances: the indoor baseline episodes of the benchmark (FoodPack-I*, Fridge-I*, Buffet-I*),
-read from --bench DIR (`robograph compile --benchmark --out DIR`); scenes missing there are
-compiled in-process and written there. --samples uses the hand-made samples, --instances files.
 
-Usage: python scripts/bench_mujoco.py [--episodes N] [--grasp physics|assisted] [--bench DIR] [--json]
+Instances: the indoor baseline episodes of the benchmark (FoodPack-I*, Fridge-I*, Buffet-I*),
+read from --bench DIR (`robograph compile --benchmark --out DIR`; scenes missing there are compiled
+in-process and written there); --heldout N --seed S: N indoor scenes compiled from seeds the
+benchmark does not use (S, S+1, ...; cached in DIR/heldout/); --samples the hand-made samples;
+--instances FILE... any instance files.
+
+Usage: python scripts/bench_mujoco.py [--episodes N | --heldout N --seed S | --instances FILE...]
+       [--mode physics|assisted] [--backend-opt KEY=VALUE ...] [--bench DIR] [--json]
 """
 
 from __future__ import annotations
@@ -22,17 +28,22 @@ import statistics
 import time
 from typing import Any
 
-from backends.mujoco_kitchen import MujocoKitchenBackend
-from backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor, oracle_actions
+from backends.mujoco_kitchen.episodes import indoor_scene_ids, load_heldout, load_indoor, oracle_actions
 from backends.mujoco_kitchen.samples import indoor_samples
 from robograph.actions import effects
+from robograph.backend import InfoTotals
+from robograph.errors import RoboGraphError
 from robograph.instance import TaskInstance, load_instance
+from robograph.registry import make_backend, parse_backend_opts
 from robograph.rewrite import apply_all, diff
 from robograph.runtime import Episode
 
+CAMERAS = ("head", "left", "right")
+PHYSICAL_FAILURES = ("execution_failed", "simulation_unstable", "deadline_exceeded", "cancelled")
 
-def run_episode(inst: TaskInstance, grasp: str, render: bool) -> dict[str, Any]:
-    backend = MujocoKitchenBackend(grasp=grasp)
+
+def run_episode(inst: TaskInstance, options: dict[str, Any], render: bool) -> dict[str, Any]:
+    backend = make_backend("mujoco", **options)
     episode = Episode(inst, backend)
     t0 = time.perf_counter()
     episode.reset(0)
@@ -47,35 +58,88 @@ def run_episode(inst: TaskInstance, grasp: str, render: bool) -> dict[str, Any]:
         render_s = 0.0
         if render and action.name != "stop":
             r0 = time.perf_counter()
-            backend.render(["head", "left", "right"])
+            backend.render(CAMERAS)
             render_s = time.perf_counter() - r0
         wall = time.perf_counter() - t
         expected = None
-        if record.failure is None or record.failure.type.value in ("execution_failed", "simulation_unstable"):
+        if record.failure is None or record.failure.type.value in PHYSICAL_FAILURES:
             try:
                 expected = apply_all(before, effects(before, action))
             except AssertionError:
                 expected = None
         executed = expected is not None  # a failed symbolic precondition never reaches the world
         agree = executed and episode.graph == expected
-        info = backend.last_info if action.name != "stop" else {}
+        info = dict(record.info or {})
         message = record.failure.message if record.failure is not None else ""
         if not agree and expected is not None:
             message += " diff: " + "; ".join(str(r) for r in diff(expected, episode.graph))[:300]
         steps.append({"action": str(action), "ok": record.ok, "agree": bool(agree or action.name == "stop"),
-                      "executed": executed or action.name == "stop",
-                      "message": message,
+                      "executed": executed or action.name == "stop", "message": message,
                       "wall_s": wall, "physics_s": float(info.get("physics_s", 0.0)), "render_s": render_s,
-                      "failure": record.failure_type})
+                      "info": info, "failure": record.failure_type})
     backend.close()
     return {"instance": inst.id, "success": episode.success, "build_s": build_s, "steps": steps}
 
 
-def main() -> None:
+def figures(results: list[dict[str, Any]], mode: str, heldout: bool, failed: dict[str, str]) -> dict[str, Any]:
+    steps = [s for r in results for s in r["steps"] if not s["action"].startswith("stop")]
+    executed = [s for s in steps if s["executed"]]
+    totals = InfoTotals()
+    for s in steps:
+        totals.add(s["info"])
+
+    def mean(key: str) -> float:
+        return statistics.fmean(s[key] for s in steps) if steps else 0.0
+
+    return {
+        "mode": mode,
+        "heldout": heldout,
+        "episodes": len(results),
+        "instances": [r["instance"] for r in results],
+        "not_compiled": sorted(failed),
+        "success_rate": sum(r["success"] for r in results) / max(len(results), 1),
+        # agreement over the steps the world executed; a step refused by its symbolic
+        # precondition after an earlier physical miss has no physical outcome to compare
+        "graph_agreement": sum(s["agree"] for s in executed) / max(len(executed), 1),
+        "graph_agreement_all_steps": sum(s["agree"] for s in steps) / max(len(steps), 1),
+        "steps": len(steps),
+        "steps_not_executed": len(steps) - len(executed),
+        "step_success_rate": sum(s["ok"] for s in steps) / max(len(steps), 1),
+        "seconds_per_action": mean("wall_s"),
+        "physics_seconds_per_action": mean("physics_s"),
+        "render_seconds_per_action": mean("render_s"),
+        "max_seconds_per_action": max((s["wall_s"] for s in steps), default=0.0),
+        "assists": {"count": totals.assist_count, "per_kind": dict(sorted(totals.assists.items())),
+                    "steps_with_assists": sum(bool(s["info"].get("assists")) for s in steps)},
+        "retries": totals.retries,
+        "build_seconds": statistics.fmean(r["build_s"] for r in results) if results else 0.0,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+    }
+
+
+def select(args: argparse.Namespace) -> tuple[list[TaskInstance], dict[str, str]]:
+    if args.instances:
+        return [load_instance(p) for p in args.instances], {}
+    if args.samples:
+        return indoor_samples(), {}
+    if args.heldout:
+        loaded = load_heldout(args.bench, args.heldout, args.seed)
+    else:
+        loaded = load_indoor(args.bench, args.scenes or indoor_scene_ids())
+    return loaded.instances, loaded.failed
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--episodes", type=int, default=0, help="episodes to run (default: every indoor scene)")
-    ap.add_argument("--grasp", choices=("physics", "assisted"), default="physics")
+    ap.add_argument("--episodes", type=int, default=0, help="episodes to run (default: every selected scene)")
+    ap.add_argument("--mode", choices=("physics", "assisted"), default=None,
+                    help="shortcut for --backend-opt mode=... (default physics)")
+    ap.add_argument("--backend-opt", action="append", default=[], metavar="KEY=VALUE",
+                    help="MuJoCo backend option, e.g. mode=assisted (repeatable; YAML scalars)")
     ap.add_argument("--bench", default="bench", metavar="DIR", help="compiled benchmark directory (default: bench)")
+    ap.add_argument("--heldout", type=int, default=0, metavar="N",
+                    help="N indoor scenes compiled from seeds the benchmark does not use (see --seed)")
+    ap.add_argument("--seed", type=int, default=1, metavar="S", help="first held-out scene seed (default 1)")
     ap.add_argument("--samples", action="store_true", help="use the hand-made indoor samples instead")
     ap.add_argument("--instances", nargs="*", help="instance files instead of the benchmark")
     ap.add_argument("--no-render", action="store_true", help="skip the three camera renders per action")
@@ -83,59 +147,46 @@ def main() -> None:
     ap.add_argument("--verbose", action="store_true", help="print every step with its skill message")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    failed: dict[str, str] = {}
-    if args.instances:
-        pool = [load_instance(p) for p in args.instances]
-    elif args.samples:
-        pool = indoor_samples()
-    else:
-        loaded = load_indoor(args.bench, args.scenes or indoor_scene_ids())
-        pool, failed = loaded.instances[: args.episodes or None], loaded.failed
-        for sid, why in failed.items():
-            print(f"{sid:16s} not compiled: {why}")
+    try:
+        options = parse_backend_opts(args.backend_opt)
+        if args.mode is not None:
+            if options.get("mode", args.mode) != args.mode:
+                raise RoboGraphError(f"--mode {args.mode} contradicts --backend-opt mode={options['mode']}")
+            options["mode"] = args.mode
+        options.setdefault("mode", "physics")
+        make_backend("mujoco", **options).close()  # bad options fail before any scene is compiled
+        pool, failed = select(args)
+    except RoboGraphError as exc:
+        ap.exit(2, f"error: {exc}\n")
+    for sid, why in failed.items():
+        print(f"{sid:16s} not compiled: {why}")
+    pool = pool[: args.episodes or None]
     results = []
-    for k in range(args.episodes or len(pool)):
-        if not pool:
-            break
-        inst = pool[k % len(pool)]
-        res = run_episode(inst, args.grasp, not args.no_render)
+    for inst in pool:
+        res = run_episode(inst, options, not args.no_render)
         results.append(res)
         done = sum(s["ok"] for s in res["steps"])
         print(f"{res['instance']:16s} success={res['success']!s:5s} steps ok {done}/{len(res['steps'])} "
-              f"build {res['build_s']:.2f}s")
+              f"build {res['build_s']:.2f}s", flush=True)
         for s in res["steps"]:
             if args.verbose or not s["ok"] or not s["agree"]:
                 print(f"    {s['action']:34s} ok={s['ok']} agree={s['agree']} {s['wall_s']:.2f}s "
                       f"{s['failure'] or ''} {s['message'] if not s['ok'] or not s['agree'] else ''}")
-    steps = [s for r in results for s in r["steps"] if not s["action"].startswith("stop")]
-    executed = [s for s in steps if s["executed"]]
-    figures = {
-        "grasp": args.grasp,
-        "episodes": len(results),
-        "not_compiled": sorted(failed),
-        "success_rate": sum(r["success"] for r in results) / max(len(results), 1),
-        # agreement over the steps the world executed; a step refused by its symbolic
-        # precondition after an earlier physical miss has no physical outcome to compare
-        "graph_agreement": sum(s["agree"] for s in executed) / max(len(executed), 1),
-        "graph_agreement_all_steps": sum(s["agree"] for s in steps) / max(len(steps), 1),
-        "steps_not_executed": len(steps) - len(executed),
-        "step_success_rate": sum(s["ok"] for s in steps) / max(len(steps), 1),
-        "seconds_per_action": statistics.fmean(s["wall_s"] for s in steps) if steps else 0.0,
-        "physics_seconds_per_action": statistics.fmean(s["physics_s"] for s in steps) if steps else 0.0,
-        "render_seconds_per_action": statistics.fmean(s["render_s"] for s in steps) if steps else 0.0,
-        "max_seconds_per_action": max((s["wall_s"] for s in steps), default=0.0),
-        "build_seconds": statistics.fmean(r["build_s"] for r in results) if results else 0.0,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-    }
-    print(f"success rate {figures['success_rate']:.0%}  graph agreement {figures['graph_agreement']:.1%} "
-          f"of {len(executed)} executed steps ({figures['graph_agreement_all_steps']:.1%} counting "
-          f"{figures['steps_not_executed']} refused after a miss)  step success {figures['step_success_rate']:.1%}")
-    print(f"per action: {figures['seconds_per_action']:.2f} s wall (physics {figures['physics_seconds_per_action']:.2f} s, "
-          f"render {figures['render_seconds_per_action']:.3f} s), max {figures['max_seconds_per_action']:.2f} s; "
-          f"peak RSS {figures['peak_rss_mb']:.0f} MB")
+    figs = figures(results, options["mode"], bool(args.heldout), failed)
+    if args.heldout:
+        figs["heldout_seed"] = args.seed
+    print(f"[{figs['mode']}{', held-out' if figs['heldout'] else ''}] success rate {figs['success_rate']:.0%}  "
+          f"graph agreement {figs['graph_agreement']:.1%} of {figs['steps'] - figs['steps_not_executed']} "
+          f"executed steps ({figs['graph_agreement_all_steps']:.1%} counting {figs['steps_not_executed']} "
+          f"refused after a miss)  step success {figs['step_success_rate']:.1%}")
+    print(f"per action: {figs['seconds_per_action']:.2f} s wall (physics {figs['physics_seconds_per_action']:.2f} s, "
+          f"render {figs['render_seconds_per_action']:.3f} s), max {figs['max_seconds_per_action']:.2f} s; "
+          f"assists {figs['assists']['count']} {figs['assists']['per_kind']}; retries {figs['retries']}; "
+          f"peak RSS {figs['peak_rss_mb']:.0f} MB")
     if args.json:
-        print(json.dumps(figures, sort_keys=True))
+        print(json.dumps(figs, sort_keys=True))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

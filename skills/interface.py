@@ -20,10 +20,14 @@ BasePose = tuple[float, float, float, float]  # x, y, yaw, torso lift
 @dataclass(frozen=True, slots=True)
 class SkillResult:
     """Outcome of one motion primitive. `ok` is the skill's own check (e.g. the object is in
-    the hand after a grasp); the graph is still reconciled from the world afterwards."""
+    the hand after a grasp); the graph is still reconciled from the world afterwards.
+    `assists`: each privileged help the skill used (assisted mode), e.g. "servo fridge_door",
+    "weld grasp milk"; `retries`: attempts beyond the first (another grasp, another spot)."""
 
     ok: bool
     message: str = ""
+    assists: tuple[str, ...] = ()
+    retries: int = 0
 
 
 OK = SkillResult(True)

@@ -85,6 +85,28 @@ def drawer_swap() -> TaskInstance:
     ])
 
 
+def drawer_misplaced() -> TaskInstance:
+    """Figure 3 after an I4 relocation: the concealer lies in the first drawer but belongs in the
+    second, which the first hides while open: taken out, set down, the drawer closed, then moved."""
+    return figure3_scene().instance(["INSIDE(concealer, drawer_2)", "CLOSED(drawer_1)"])
+
+
+def box_reopen(*, closed_goal: bool = True) -> TaskInstance:
+    """After an I5 occlusion: a bag now hides the pen, and the open box the pen belongs in hides
+    the bag: the box is closed, the bag moved aside, the box reopened (and closed again)."""
+    s = (Scene().surface("table").box("box", is_open=True).on("box", "table")
+         .item("bag").on("bag", "table").occludes("box", "bag", open=True)
+         .item("pen").on("pen", "table").occludes("bag", "pen"))
+    return s.instance(["INSIDE(pen, box)", *(["CLOSED(box)"] if closed_goal else [])])
+
+
+def held_into_closed() -> TaskInstance:
+    """The robot holds the pen that belongs in a closed box: open needs both hands free, so the
+    pen is set down first and grabbed again."""
+    s = Scene().surface("table").box("box").on("box", "table").item("pen").hold("pen")
+    return s.instance(["INSIDE(pen, box)"])
+
+
 def basket_run() -> TaskInstance:
     """Indoor: three items in the bedroom go into a basket in the kitchen that already holds the
     bread it should hold; carrying the basket means emptying it first, shuttling means walks."""
@@ -112,6 +134,10 @@ CASES = {
     "nested": (nested, None),
     "capacity_full": (capacity_full, 3),
     "drawer_swap": (drawer_swap, None),
+    "drawer_misplaced": (drawer_misplaced, 7),
+    "box_reopen": (box_reopen, 6),
+    "held_into_closed": (held_into_closed, 4),
+    "box_reopen_open_end": (lambda: box_reopen(closed_goal=False), 5),
     "basket_run": (basket_run, None),
     "demo": (demo, 18),
 }

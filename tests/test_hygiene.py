@@ -133,7 +133,7 @@ def test_rendered_views_are_pngs_holding_the_backend_frames(tmp_path):
     backend = MujocoKitchenBackend(width=96, height=72, cameras=("head",))
     try:
         backend.reset(load_instance(demo).graph, seed=0)
-        frame = np.asarray(backend.render(["head"])["head"])
+        frame = np.asarray(backend.render(["head"])[0].image)
     finally:
         backend.close()
     assert decoded.std() > 5  # a real view, not a blank frame

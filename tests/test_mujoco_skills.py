@@ -14,7 +14,7 @@ def _run(inst, grasp: str, actions: list[str]):
     from backends.mujoco_kitchen import MujocoKitchenBackend
     from robograph.runtime import Episode
 
-    be = MujocoKitchenBackend(grasp=grasp)
+    be = MujocoKitchenBackend(mode=grasp)
     ep = Episode(inst, be)
     ep.reset(0)
     records = []

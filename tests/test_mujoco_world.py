@@ -92,11 +92,11 @@ def test_head_view_shows_visible_targets_and_hides_contents_of_closed_containers
     be.reset(inst.graph, seed=0)
     w = be.world
     cams = be.cameras_renderer()
-    images = be.render()
-    assert set(images) == {"head", "left", "right"}
-    for img in images.values():
-        assert img.shape == (240, 320, 3) and img.dtype == np.uint8
-        assert img.std() > 10  # not a blank frame
+    frames = be.render()
+    assert [f.camera for f in frames] == ["head", "left", "right"]
+    for f in frames:
+        assert f.image.shape == (240, 320, 3) and f.image.dtype == np.uint8
+        assert f.image.std() > 10  # not a blank frame
     x, y, _ = w.plan.stations["kitchen_counter"]
     w.set_qpos("base_x", x)
     w.set_qpos("base_y", y)
@@ -127,7 +127,7 @@ def test_jammed_drawer_and_unstable_simulation_are_typed_failures() -> None:
     from robograph.runtime import Episode
 
     inst = buffet_tray()
-    be = MujocoKitchenBackend(grasp="assisted")
+    be = MujocoKitchenBackend(mode="assisted")
     ep = Episode(inst, be)
     ep.reset(0)
     w = be.world

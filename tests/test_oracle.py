@@ -47,7 +47,8 @@ def test_every_plan_replays_to_success_in_the_runtime(name, plans):
 
 
 @pytest.mark.parametrize("name", ["demo", "house_move", "house_many", "nested", "figure3", "hands_juggle",
-                                  "drawer_swap", "basket_run"])
+                                  "drawer_swap", "drawer_misplaced", "box_reopen", "box_reopen_open_end",
+                                  "held_into_closed", "basket_run"])
 def test_heuristic_is_admissible_along_optimal_plans(name, plans):
     inst, plan = plans[name]
     graph = inst.graph
@@ -65,6 +66,28 @@ def test_a_drawer_that_hides_the_source_forces_a_set_down(plans):
     names = [a.name for a in plan.actions]
     assert names.count("grab") == 2 and names.count("puton") + names.count("putin") == 2
     assert plan.initial_h == plan.length  # the bound sees the set-down coming
+
+
+def test_a_drawer_that_hides_the_target_forces_a_set_down(plans):
+    inst, plan = plans["drawer_misplaced"]
+    names = [a.name for a in plan.actions]
+    assert names.count("grab") == 2 and names.count("puton") + names.count("putin") == 2
+    assert plan.initial_h == plan.length
+    # holding the concealer with the first drawer open still needs the set-down: the bound says so
+    graph = inst.graph
+    for i, action in enumerate(plan.actions):
+        graph = apply_all(graph, effects(graph, action))
+        if action.name == "grab":
+            assert heuristic(graph, inst.goal, inst.actions) == plan.length - i - 1
+            break
+
+
+@pytest.mark.parametrize("name", ["box_reopen", "box_reopen_open_end", "held_into_closed"])
+def test_forced_reopens_and_set_downs_are_foreseen(name, plans):
+    inst, plan = plans[name]
+    names = [a.name for a in plan.actions]
+    assert names[:3] == (["puton", "open", "grab"] if name == "held_into_closed" else ["close", "move_aside", "open"])
+    assert plan.initial_h == plan.length  # the bound sees the reopen / set-down coming
 
 
 def test_search_is_deterministic_and_cheap_on_the_demo(plans):

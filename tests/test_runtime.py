@@ -31,7 +31,7 @@ class RecordingBackend(SymbolicBackend):
         self.calls.append(f"realize {len(rewrites)}")
         super().realize(graph, rewrites)
 
-    def execute(self, graph, action, expected):
+    def execute(self, graph, action, expected, *, deadline=None, cancel=None):
         self.calls.append(f"execute {action}")
         return super().execute(graph, action, expected)
 
@@ -42,7 +42,7 @@ class SlippyGripper(SymbolicBackend):
 
     name = "slippy"
 
-    def execute(self, graph, action, expected) -> Execution:
+    def execute(self, graph, action, expected, *, deadline=None, cancel=None) -> Execution:
         return OK
 
     def reconcile(self, expected):

@@ -208,3 +208,13 @@ def test_moved_aside_blocker_edge_is_not_shown():
 def test_robot_is_never_a_visible_node():
     for scene in (desk_scene(), house_scene(), figure3_scene()):
         assert "robot" not in visible(scene.graph())
+
+
+def test_view_is_kept_per_graph_object_and_never_inherited():
+    graph = desk_scene().graph()
+    view = compute_view(graph)
+    assert compute_view(graph) is view  # same immutable graph: computed once
+    opened = attempt_all(graph, "open drawer")
+    assert "pen" not in view.visible and "pen" in compute_view(opened).visible
+    fresh = type(graph).from_json(opened.to_json())  # no shared caches at all
+    assert compute_view(opened) == compute_view(fresh)

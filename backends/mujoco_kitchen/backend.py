@@ -2,9 +2,11 @@
 
 reset builds the world from G0 (layout solver -> MJCF -> robot -> compile); execute runs the
 action's motion primitive (skills/) on the robot; reconcile reads the world back into a graph;
-realize makes exogenous rewrites physical; render returns the robot's camera images. Physical
+realize makes exogenous rewrites physical; render returns the robot's camera frames. Physical
 misses become typed failures (EXECUTION_FAILED), simulation blow-ups SIMULATION_UNSTABLE (the
-world is then rebuilt from the last graph so the episode continues), never an exception.
+world is then rebuilt from the last graph so the episode continues), an expired deadline or a
+cancel DEADLINE_EXCEEDED / CANCELLED (checked between physics steps; the world stays where the
+motion stopped and is reconciled as it is), never an exception.
 """
 
 from __future__ import annotations
@@ -15,32 +17,61 @@ from typing import Any
 
 from backends.mujoco_kitchen.deps import mujoco_module
 from robograph.actions import Action
-from robograph.backend import Execution
-from robograph.errors import RoboGraphError
+from robograph.backend import (
+    ALL_REWRITE_KINDS,
+    EXECUTION_MODES,
+    CameraSpec,
+    Cancel,
+    Capabilities,
+    Execution,
+    Frame,
+    interruption,
+)
+from robograph.errors import BackendError
 from robograph.failures import ActionFailure, FailureType
 from robograph.graph import HANDS, SceneGraph
+from robograph.registry import BackendOptionError
 from robograph.rewrite import Rewrite
 
-GRASP_MODES = ("physics", "assisted")
+DEFAULT_CAMERAS = ("head", "left", "right")
 
 
-class BackendOptionError(RoboGraphError, ValueError):
-    pass
+class ExecutionInterrupted(BackendError):
+    """Raised from the world's stepping hook to unwind a motion at its deadline or on cancel."""
+
+    def __init__(self, failure: ActionFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise BackendOptionError(f"option {name} must be a positive integer, got {value!r}")
+    return value
 
 
 class MujocoKitchenBackend:
-    """Options: grasp = "physics" (default) | "assisted" (attach on contact); width/height of
-    rendered images (px); cameras rendered by default; spares = bodies reserved for added nodes."""
+    """Options: mode = "physics" (default) | "assisted" (the skills may servo joints and weld
+    grasps; each help is listed in Execution.info["assists"]); width/height of rendered images
+    (px); cameras rendered by default (any of head, left, right, left_wrist, right_wrist);
+    spares = bodies reserved for nodes that events add."""
 
     name = "mujoco"
 
-    def __init__(self, grasp: str = "physics", width: int = 320, height: int = 240,
-                 cameras: Sequence[str] = ("head", "left", "right"), spares: int = 3) -> None:
-        if grasp not in GRASP_MODES:
-            raise BackendOptionError(f"grasp must be one of {', '.join(GRASP_MODES)}, got {grasp!r}")
+    def __init__(self, mode: str = "physics", width: int = 320, height: int = 240,
+                 cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3) -> None:
+        from backends.mujoco_kitchen.robot import CAMERA_NAMES
+
+        if mode not in EXECUTION_MODES:
+            raise BackendOptionError(f"option mode must be one of {', '.join(EXECUTION_MODES)}, got {mode!r}")
+        if isinstance(cameras, str):
+            cameras = (cameras,)
+        bad = [c for c in cameras if c not in CAMERA_NAMES]
+        if bad or not cameras:
+            raise BackendOptionError(f"option cameras: unknown {bad or 'empty list'}; valid: {', '.join(CAMERA_NAMES)}")
         mujoco_module()  # fail early, naming the extra, when MuJoCo is missing
-        self.grasp_mode = grasp
-        self.width, self.height = int(width), int(height)
+        self.mode = mode
+        self.width, self.height = _positive_int("width", width), _positive_int("height", height)
         self.cameras = tuple(cameras)
         self.spares = int(spares)
         self.world: Any = None
@@ -49,6 +80,16 @@ class MujocoKitchenBackend:
         self._cams: Any = None
         self._before: SceneGraph | None = None
         self.last_info: dict[str, Any] = {}
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """A simulator realizes every rewrite (teleport, spawn into spare bodies); camera models
+        are those of the current state once a world exists (the head moves with the base)."""
+        cams = self.cameras_renderer() if self.world is not None else None
+        specs = tuple(CameraSpec(c, self.width, self.height, cams.model_of(c) if cams is not None else None)
+                      for c in self.cameras)
+        return Capabilities(cameras=specs, realizes=ALL_REWRITE_KINDS, modes=EXECUTION_MODES,
+                            mode=self.mode, deadlines=True)
 
     # lifecycle -------------------------------------------------------------------------------------
     def reset(self, graph: SceneGraph, *, seed: int) -> None:
@@ -62,7 +103,7 @@ class MujocoKitchenBackend:
         self.world = World.build(graph, spares=self.spares, offwidth=max(640, self.width),
                                  offheight=max(480, self.height))
         self.robot = MujocoRobot(self.world)
-        self.scene = KitchenScene(self.world, assisted=self.grasp_mode == "assisted")
+        self.scene = KitchenScene(self.world, assisted=self.mode == "assisted")
         self.scene.graph = graph
         self._before = None
 
@@ -94,8 +135,12 @@ class MujocoKitchenBackend:
         return observed
 
     # actions ---------------------------------------------------------------------------------------
-    def execute(self, graph: SceneGraph, action: Action, expected: SceneGraph) -> Execution:
+    def execute(self, graph: SceneGraph, action: Action, expected: SceneGraph, *,
+                deadline: float | None = None, cancel: Cancel | None = None) -> Execution:
+        """`deadline`: absolute time.monotonic() seconds; `cancel`: polled with the deadline
+        every few physics steps (world.INTERRUPT_EVERY)."""
         from backends.mujoco_kitchen.world import SimulationUnstable
+        from skills.interface import SkillResult
 
         self._before = graph
         self.scene.graph = graph
@@ -103,21 +148,32 @@ class MujocoKitchenBackend:
         timers = self.world.timers
         p0, r0, s0 = timers.physics_s, timers.render_s, timers.steps
         t0 = time.perf_counter()
-        failure: ActionFailure | None = None
-        try:
-            result = self._dispatch(graph, action, expected)
-            if not result.ok:
-                failure = ActionFailure(FailureType.EXECUTION_FAILED, f"{action}: {result.message}")
-        except SimulationUnstable as exc:
-            failure = ActionFailure(FailureType.SIMULATION_UNSTABLE, f"{action}: {exc}")
-            self._build(graph)  # continue from the last consistent graph
-            self._before = graph
+        failure = interruption(deadline, cancel)
+        result = SkillResult(False, "not started")
+        if failure is None:
+            self.world.interrupt = _interrupt_hook(deadline, cancel)
+            try:
+                result = self._dispatch(graph, action, expected)
+                if not result.ok:
+                    failure = ActionFailure(FailureType.EXECUTION_FAILED, f"{action}: {result.message}")
+            except ExecutionInterrupted as exc:
+                failure = ActionFailure(exc.failure.type, f"{action}: {exc.failure.message}")
+            except SimulationUnstable as exc:
+                failure = ActionFailure(FailureType.SIMULATION_UNSTABLE, f"{action}: {exc}")
+                self._build(graph)  # continue from the last consistent graph
+                self._before = graph
+            finally:
+                if self.world is not None:
+                    self.world.interrupt = None
         self.scene.graph = expected
         self.last_info = {
             "wall_s": time.perf_counter() - t0,
             "physics_s": timers.physics_s - p0,
             "render_s": timers.render_s - r0,
             "steps": timers.steps - s0,
+            "mode": self.mode,
+            "assists": list(result.assists),
+            "retries": int(result.retries),
             "ik_misses": list(self.robot.failures),
         }
         return Execution(failure=failure, info=dict(self.last_info))
@@ -158,8 +214,9 @@ class MujocoKitchenBackend:
         return SkillResult(False, f"no motion primitive for {name!r}")
 
     # cameras ---------------------------------------------------------------------------------------
-    def render(self, cameras: Sequence[str] | None = None) -> dict[str, Any]:
-        return self.cameras_renderer().render(cameras or self.cameras)
+    def render(self, cameras: Sequence[str] | None = None) -> list[Frame]:
+        """RGB frames of `cameras` (default: the declared ones), stamped with simulation time."""
+        return self.cameras_renderer().frames(cameras or self.cameras)
 
     def cameras_renderer(self) -> Any:
         from backends.mujoco_kitchen.render import Cameras
@@ -167,3 +224,16 @@ class MujocoKitchenBackend:
         if self._cams is None:
             self._cams = Cameras(self.world, self.width, self.height)
         return self._cams
+
+
+def _interrupt_hook(deadline: float | None, cancel: Cancel | None) -> Any:
+    """The world's stepping hook for one execute(): None when there is nothing to watch."""
+    if deadline is None and cancel is None:
+        return None
+
+    def check() -> None:
+        failure = interruption(deadline, cancel)
+        if failure is not None:
+            raise ExecutionInterrupted(failure)
+
+    return check

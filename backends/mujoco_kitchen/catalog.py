@@ -1,6 +1,6 @@
 """Physical appearance of a scene-graph node: size, colour, primitive and articulation.
 
-Read from `assets/objects.yaml` (one entry per category) when it is there; otherwise, and for
+Read from `assets/objects.yaml` (one entry per category; a missing catalog is an error); for
 categories it does not list, from heuristics on the category name and the node's affordances, so
 any graph builds. Pure Python: no simulator import.
 """
@@ -26,11 +26,10 @@ from robograph.graph import (
     SURFACE,
     Node,
 )
+from robograph.resources import AssetsNotFound, catalog_path
 
 ARTICULATIONS = ("none", "drawer", "hinged_door", "lid", "book_cover")
 GEOMETRIES = ("box", "cylinder", "sphere", "capsule")
-
-CATALOG_PATH = Path(__file__).resolve().parents[2] / "assets" / "objects.yaml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,11 +53,12 @@ def _read_only(value: Any) -> Any:
 
 
 @lru_cache(maxsize=4)
-def load_catalog(path: str = str(CATALOG_PATH)) -> Mapping[str, Mapping[str, Any]]:
-    """Flatten the yaml's sections (rooms/furniture/objects) into category -> entry (read-only)."""
-    p = Path(path)
+def load_catalog(path: str | None = None) -> Mapping[str, Mapping[str, Any]]:
+    """Flatten the yaml's sections (rooms/furniture/objects) into category -> entry (read-only).
+    Default: the shipped catalog (robograph.resources); a missing file raises AssetsNotFound."""
+    p = catalog_path() if path is None else Path(path)
     if not p.is_file():
-        return {}
+        raise AssetsNotFound(f"no object catalog at {p}")
     data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
     out: dict[str, Mapping[str, Any]] = {}
     for key, value in data.items():

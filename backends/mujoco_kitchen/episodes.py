@@ -5,6 +5,12 @@ writes DIR/episodes/<scene>__<condition>.json); scenes missing there are compile
 with the compiler's Python API and written to the same layout, so a second run reuses them (a scene
 the compiler rejects leaves <scene>__baseline.failed with the reason, and is not retried).
 Only the kitchen domain (indoor) is physical here: FoodPack-I*, Fridge-I*, Buffet-I*.
+
+Held-out scenes (`load_heldout`) are compiled from seeds the benchmark does not use: the compiler
+derives every attempt's seed from (base seed, scene id, attempt); the benchmark uses
+assets/benchmark.yaml's seed with its own scene ids, held-out scene k uses seed S + k (S must not
+be the benchmark seed) with the compiler's default id `<Prefix>-Is<seed>`, families in turn, the
+family's own target ranges (L_o, N_g), and is cached in DIR/heldout/ like the benchmark episodes.
 """
 
 from __future__ import annotations
@@ -66,6 +72,44 @@ def load_indoor(directory: str | Path, scene_ids: list[str] | None = None, *,
             continue
         try:
             inst = compile_baseline(sid)
+        except RoboGraphError as exc:
+            out.failed[sid] = str(exc)
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.write_text(str(exc) + "\n", encoding="utf-8")
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(inst.to_json(), sort_keys=True), encoding="utf-8")
+        out.instances.append(inst)
+    return out
+
+
+def load_heldout(directory: str | Path, count: int, seed: int, *, compile_missing: bool = True) -> IndoorEpisodes:
+    """`count` indoor baselines compiled from seeds seed, seed+1, ... (families in turn); a seed
+    the compiler rejects is recorded in `failed` and the next one is tried (at most 3 x count)."""
+    from robograph.compiler.assets import load_assets
+
+    assets = load_assets()
+    if seed == assets.benchmark_seed:
+        raise RoboGraphError(f"--seed {seed} is the benchmark's own seed; pick any other for held-out scenes")
+    families = sorted({s.family for s in assets.scenes if s.domain == DOMAIN})
+    out = IndoorEpisodes()
+    for k in range(3 * count):
+        if len(out.instances) >= count:
+            break
+        family, scene_seed = families[k % len(families)], seed + k
+        sid = f"{assets.family(family).scene_prefix}-{DOMAIN[0].upper()}s{scene_seed}"
+        path = Path(directory) / "heldout" / f"{sid}__baseline.json"
+        if path.is_file():
+            out.instances.append(load_instance(path))
+            continue
+        marker = path.with_suffix(".failed")
+        if marker.is_file() or not compile_missing:
+            out.failed[sid] = marker.read_text(encoding="utf-8").strip() if marker.is_file() else f"{path} missing"
+            continue
+        from robograph.compiler.compile import compile_scene
+
+        try:
+            inst = compile_scene(assets, family, DOMAIN, scene_seed, scene_id=sid).baseline
         except RoboGraphError as exc:
             out.failed[sid] = str(exc)
             marker.parent.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from backends.mujoco_kitchen.deps import mujoco_module
 from backends.mujoco_kitchen.robot import CAMERA_NAMES
 from backends.mujoco_kitchen.world import World
 from calibration.camera import CameraModel
+from robograph.backend import Frame
 from robograph.errors import BackendError
 
 DEFAULT_CAMERAS = ("head", "left", "right")
@@ -103,6 +104,17 @@ class Cameras:
                 out[f"{name}_seg"] = self.segment(self._render(cam, "seg"))
         self.world.timers.render_s += time.perf_counter() - t0
         return out
+
+    def frames(self, cameras: Sequence[str] | None = None, *, depth: bool = False,
+               segmentation: bool = False) -> list[Frame]:
+        """The Backend protocol's view of `render`: one Frame per camera with its CameraModel in
+        the current state, stamped with simulation time (s)."""
+        cams = list(cameras or DEFAULT_CAMERAS)
+        images = self.render(cams, depth=depth, segmentation=segmentation)
+        stamp = float(self.world.data.time)
+        return [Frame(name, images[name], self.model_of(name), stamp,
+                      depth=images.get(f"{name}_depth"), segmentation=images.get(f"{name}_seg"))
+                for name in cams]
 
     def segment(self, seg: np.ndarray) -> np.ndarray:
         mj = mujoco_module()

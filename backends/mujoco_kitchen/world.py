@@ -7,7 +7,7 @@ stepping), so the reader, the realizer and the robot interface stay simulator-li
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,8 @@ from backends.mujoco_kitchen.robot import (
 )
 from robograph.errors import BackendError
 from robograph.graph import PART_OF, SceneGraph
+
+INTERRUPT_EVERY = 10  # physics steps between two deadline/cancel checks (~20 ms of sim time)
 
 
 class SimulationUnstable(BackendError):
@@ -67,6 +69,9 @@ class World:
     graph0: SceneGraph
     timers: Timers = field(default_factory=Timers)
     spare_of: dict[str, str] = field(default_factory=dict)  # added node -> spare body
+    # called between physics steps (every INTERRUPT_EVERY); it raises to stop the motion in
+    # progress (the backend's deadline / cancel check). None: never interrupted.
+    interrupt: Callable[[], None] | None = None
 
     # construction ----------------------------------------------------------------------------------
     @classmethod
@@ -154,7 +159,10 @@ class World:
         t0 = time.perf_counter()
         kinds = (mj.mjtWarning.mjWARN_BADQPOS, mj.mjtWarning.mjWARN_BADQVEL, mj.mjtWarning.mjWARN_BADQACC)
         before = [int(d.warning[k].number) for k in kinds]
-        for _ in range(n):
+        hook = self.interrupt
+        for k in range(n):
+            if hook is not None and k % INTERRUPT_EVERY == 0:
+                hook()
             mj.mj_step(m, d)
         self.timers.physics_s += time.perf_counter() - t0
         self.timers.steps += n

@@ -2,7 +2,8 @@
 `assets/families/*.yaml` (task families) and `assets/benchmark.yaml` (the 84 scenes).
 
 Assets live at the repository root, next to the `robograph` package, so they can be edited
-without touching code; `--assets DIR` (or `load_assets(root)`) points elsewhere.
+without touching code; a wheel ships a copy (see `robograph.resources`); `--assets DIR` (or
+`load_assets(root)`) points elsewhere.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import yaml
 from robograph.compiler.errors import AssetError
 from robograph.compiler.family import FamilySpec, parse_family
 from robograph.graph import AFFORDANCES, NODE_KINDS
+from robograph.resources import assets_dir
 
 GEOMETRIES = frozenset({"box", "cylinder", "sphere", "capsule"})
 ARTICULATIONS = frozenset({"none", "drawer", "hinged_door", "lid", "book_cover"})
@@ -80,8 +82,8 @@ class Assets:
 
 
 def default_assets_dir() -> Path:
-    """`<repo>/assets`: the directory next to the installed (editable) `robograph` package."""
-    return Path(__file__).resolve().parents[2] / "assets"
+    """The installed copy of `assets/`, or the repository's own in a checkout."""
+    return assets_dir()
 
 
 def _read_yaml(path: Path) -> Any:

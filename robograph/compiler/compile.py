@@ -222,7 +222,7 @@ def _conditions(
         rollout = {"steps": episode.t, "success": episode.success, "fired": fired,
                    "goal_size": len(episode.goal)}
         inst = inst.with_events(events, tsh=horizon.to_json(), reference_rollout=rollout)
-        if validate_data(inst.to_json()):
+        if validate_data(inst.to_json(), "episode"):
             return None
         out[cond] = inst
     return out

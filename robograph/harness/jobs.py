@@ -16,13 +16,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from robograph.agents import AgentUnavailable, make_agent
-from robograph.backend import Backend
+from robograph.backend import Backend, InfoTotals
 from robograph.errors import BackendError
 from robograph.harness.rollout import run_rollout
 from robograph.harness.store import dumps
 from robograph.instance import TaskInstance, load_instance
 from robograph.metrics.rollout import rollout_metrics
-from robograph.registry import BACKEND_GROUP
 
 
 @dataclass(frozen=True)
@@ -32,6 +31,7 @@ class Job:
     agent: str
     backend: str = "symbolic"
     agent_options: Mapping[str, Any] = field(default_factory=dict)
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -62,17 +62,21 @@ class JobResult:
 
 
 @functools.cache
-def _backend_factory(name: str) -> Callable[[], Backend]:
+def _backend_factory(name: str) -> Callable[..., Backend]:
     """Entry-point lookup costs ~15 ms (it scans installed distributions); do it once per worker
     process and backend name. Unknown names fail exactly like `make_backend`."""
-    from importlib.metadata import entry_points
+    from robograph.registry import backend_factory
 
-    from robograph.registry import make_backend
+    return backend_factory(name)
 
-    matches = [ep for ep in entry_points(group=BACKEND_GROUP) if ep.name == name]
-    if not matches:
-        make_backend(name)  # raises the standard "unknown backend ... valid: ..." error
-    return matches[0].load()
+
+def build_backend(name: str, options: Mapping[str, Any]) -> Backend:
+    """A backend with its options, checked against the factory (unknown keys name the valid ones)."""
+    from robograph.registry import check_options
+
+    factory = _backend_factory(name)
+    check_options(name, factory, options)
+    return factory(**dict(options))
 
 
 def describe(inst: TaskInstance) -> dict[str, Any]:
@@ -91,7 +95,7 @@ def run_job(job: Job) -> JobResult:
     try:
         inst = load_instance(job.instance_path)
         agent = make_agent(job.agent, **dict(job.agent_options))
-        backend = _backend_factory(job.backend)()
+        backend = build_backend(job.backend, job.backend_options)
         try:
             outcome = run_rollout(inst, agent, backend, seed=job.seed)
         finally:
@@ -105,7 +109,9 @@ def run_job(job: Job) -> JobResult:
         return JobResult(job.key, error=_error(job, "crash", exc, traceback.format_exc()))
     base = {"key": job.key, "seed": job.seed, "agent": job.agent, **describe(inst)}
     lines = []
+    totals = InfoTotals()
     for state, reply in zip(outcome.trace.states, outcome.replies, strict=True):
+        totals.add(state.record.info)
         rec = state.record.to_json()
         rec.update(base)
         if state.parsed is not None:
@@ -113,7 +119,10 @@ def run_job(job: Job) -> JobResult:
         rec["tokens"] = [reply.prompt_tokens, reply.completion_tokens]
         lines.append(dumps(rec))
     lines.append(
-        dumps({**base, "type": "rollout", "backend": job.backend, "options": public_options(job.agent_options), "metrics": metrics})
+        dumps({**base, "type": "rollout", "backend": job.backend, "backend_options": dict(job.backend_options),
+               "options": public_options(job.agent_options), "metrics": metrics,
+               "execution": {"assists": totals.assist_count, "assists_per_kind": totals.assists,
+                             "retries": totals.retries}})
     )
     timing = outcome.timing
     return JobResult(

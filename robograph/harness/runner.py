@@ -40,7 +40,7 @@ from robograph.harness.store import (
     write_results,
 )
 from robograph.pool import worker_pool
-from robograph.registry import make_backend
+from robograph.registry import make_backend, parse_backend_opts
 
 EXECUTORS = ("local", "ray")
 
@@ -72,6 +72,7 @@ class RunSpec:
     limit: int | None = None
     seeds: int = 1
     agent_options: Mapping[str, Any] = field(default_factory=dict)
+    backend_options: Mapping[str, Any] = field(default_factory=dict)
     durable: bool = True
     progress: bool = True
 
@@ -124,7 +125,7 @@ def find_instances(path: str | Path) -> list[Path]:
 
 def plan_jobs(spec: RunSpec) -> list[Job]:
     return [
-        Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options))
+        Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options), dict(spec.backend_options))
         for f in _instance_files(spec)
         for seed in range(spec.seeds)
     ]
@@ -157,7 +158,7 @@ def check_agent_and_backend(spec: RunSpec) -> None:
         except ImportError:
             raise DependencyNotInstalled("ray", "ray") from None
     make_agent(spec.agent, **dict(spec.agent_options))
-    make_backend(spec.backend).close()
+    make_backend(spec.backend, **dict(spec.backend_options)).close()  # unknown options name the valid ones
 
 
 def _run_record(spec: RunSpec, jobs: Sequence[Job]) -> dict[str, Any]:
@@ -166,6 +167,7 @@ def _run_record(spec: RunSpec, jobs: Sequence[Job]) -> dict[str, Any]:
         "agent": spec.agent,
         "backend": spec.backend,
         "agent_options": public_options(spec.agent_options),
+        "backend_options": dict(spec.backend_options),
         "seeds": spec.seeds,
         "instances_digest": instance_digest(files, spec.seeds),
     }
@@ -176,7 +178,7 @@ def _check_config(run: Path, spec: RunSpec, jobs: Sequence[Job]) -> None:
     mine = _run_record(spec, jobs)
     path = run / CONFIG
     if path.exists():
-        old = json.loads(path.read_text(encoding="utf-8"))
+        old = {"backend_options": {}, **json.loads(path.read_text(encoding="utf-8"))}  # runs from before the option
         differ = [k for k in mine if old.get(k) != mine[k]]
         if differ:
             theirs = ", ".join(f"{k}={old.get(k)!r}" for k in differ)
@@ -315,6 +317,8 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seeds", type=positive_int, default=1, help="rollouts per instance (seeds 0..N-1)")
     p.add_argument("--agent-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="agent option, e.g. memory=false or model=gpt-4o (repeatable)")
+    p.add_argument("--backend-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="backend option, e.g. mode=assisted (repeatable; values are YAML scalars)")
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -329,6 +333,7 @@ def spec_from_args(args: argparse.Namespace, instances: str, out: str) -> RunSpe
         limit=args.limit,
         seeds=args.seeds,
         agent_options=parse_options(args.agent_opt),
+        backend_options=parse_backend_opts(getattr(args, "backend_opt", [])),
         progress=not args.no_progress,
     )
 

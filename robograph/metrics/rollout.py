@@ -25,7 +25,8 @@ from robograph.view import compute_view
 Distance = Callable[[SceneGraph, Goal, Sequence[str]], int]
 VIEW_EXPANDING = frozenset({"open", "move_aside", "walk"})
 # failures raised after preconditions held (the action was executable)
-EXECUTION_FAILURES = frozenset({"execution_failed", "simulation_unstable", "robot_disconnected"})
+EXECUTION_FAILURES = frozenset({"execution_failed", "simulation_unstable", "robot_disconnected",
+                                "deadline_exceeded", "cancelled"})
 
 
 def default_distance() -> Distance:

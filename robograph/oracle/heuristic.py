@@ -17,7 +17,12 @@ exceeds the plan length. docs/oracle.md gives the argument for each term:
 * unblock(b): b actively occludes a node on such a chain and no other term counts an action on b;
   some action on b (move_aside, grab, open, close or press) must remove the occlusion.
 * a second grab and put of o when o must go INSIDE c and c, while open, hides o's spot (the
-  Figure 3 drawers): see `_self_blocking`.
+  Figure 3 drawers): see `_self_blocking`; likewise when o lies in a container that, while open,
+  hides o's target (an I4 relocation into the drawer above the right one): see `_hides_target`;
+  likewise when o is held and must go INSIDE a closed c (open needs both hands free).
+* a reopen of c (and a second close if CLOSED(c) is a goal) when c is open now, something must still
+  go INSIDE c, and c, while open, hides a node that must be touched before that item can be
+  grabbed (an I5 blocker behind an open box the blocked item belongs in): see `_needs_reopen`.
 * walks: max of (rooms to enter), (distance to the farthest such room) and, per pair of rooms
   (s, t), the cost of bringing the m items that must go from s to targets in t: shuttling them two
   at a time, d(cur, s) + d(s, t) + (ceil(m / 2) - 1) * 2 d(s, t), or, for targets that can move,
@@ -30,7 +35,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 
-from robograph.oracle.model import NOWHERE, S_ASSEMBLED, S_HA, S_HB, S_OPEN, S_ROOM, Problem, State
+from robograph.oracle.model import NOWHERE, S_ASSEMBLED, S_HA, S_HB, S_OPEN, S_ROOM, Occlusion, Problem, State
 
 
 class RoomDistances:
@@ -94,6 +99,57 @@ def _self_blocking(p: Problem, s: State, locs: list[int], o: int, c: int) -> boo
     return False
 
 
+def _hides_target(p: Problem, s: State, locs: list[int], o: int, t: int, held: set[int]) -> bool:
+    """True when a container c that, while open, hides o's target t forces a second grab and put
+    of o (an I4 relocation into the drawer above the right one). Neither c nor t can move, so
+    putting o into or onto t needs c closed, and close needs two free hands. If o lies directly
+    INSIDE c, it leaves c only by a grab, which needs c open; if o is held while c is open, the
+    same holds from now on. Either way o must be put down elsewhere (t is hidden all the while)
+    and grabbed again before the put on t."""
+    if t in p.slot:
+        return False
+    if o in held:
+        return any(_static_hider(p, occ) and s[S_OPEN] >> occ.src & 1 for occ in p.occluders_of[t])
+    code = locs[o]
+    if code == NOWHERE or code & 3 != 0:
+        return False
+    c = code >> 2
+    return c != t and any(occ.src == c and _static_hider(p, occ) for occ in p.occluders_of[t])
+
+
+def _needs_reopen(p: Problem, s: State, locs: list[int], o: int, c: int) -> bool:
+    """True when the open container c, while open, hides a node on o's access path (o, the active
+    blockers of o and of its location chain, theirs in turn). Every such node is touched before o
+    is grabbed, hence with c closed, and o goes INSIDE c later, with c open again: c must be closed
+    and reopened (c cannot move, so closing is the only way to lift its occlusion)."""
+    todo, seen = [o], set()
+    while todo:
+        x = todo.pop()
+        if x in seen:
+            continue
+        seen.add(x)
+        for _ in range(p.n + 1):
+            for occ in p.occluders_of[x]:
+                if not p.occlusion_active(s, occ):
+                    continue
+                if occ.src == c and _static_hider(p, occ):
+                    return True
+                if all(k in _CHANGEABLE for k, _ in occ.when):
+                    todo.append(occ.src)
+            code = locs[x]
+            if code == NOWHERE:
+                break
+            x = code >> 2
+    return False
+
+
+def _static_hider(p: Problem, occ: Occlusion) -> bool:
+    """The occlusion holds exactly while its source is open, and the source can never move."""
+    c = occ.src
+    return (occ.when == (("open", True),) and c not in p.slot and not p.movable[c] and not p.grabbable[c]
+            and p.openable[c])
+
+
 def estimate(p: Problem, s: State, rooms: RoomDistances | None = None) -> int:
     """The admissible bound for state s (0 exactly when nothing the bound tracks is missing)."""
     ha, hb = s[S_HA], s[S_HB]
@@ -116,6 +172,7 @@ def estimate(p: Problem, s: State, rooms: RoomDistances | None = None) -> int:
     whole_puts: list[tuple[int, ...]] = []
     whole_grabs: list[tuple[int, ...]] = []
     twice = 0  # items that need a second grab and a second put (see _self_blocking)
+    refill: list[tuple[int, int]] = []  # (item, open container it must go into), see _needs_reopen
     openable, assembly, parts = p.openable, p.assembly, p.parts
 
     def need_parts(w: int) -> None:
@@ -158,9 +215,16 @@ def estimate(p: Problem, s: State, rooms: RoomDistances | None = None) -> int:
                             shuttles.setdefault((src, dst), []).append(mover)
             if t not in held:
                 access.add(t)
-            if pred == "INSIDE" and openable[t] and not open_mask >> t & 1:
-                opened.add(t)
-            if pred == "INSIDE" and o not in held and o in put and _self_blocking(p, s, locs, o, t):
+            if pred == "INSIDE" and openable[t]:
+                if not open_mask >> t & 1:
+                    opened.add(t)
+                elif o not in held:
+                    refill.append((o, t))
+            if o in put and ((pred == "INSIDE" and o not in held and _self_blocking(p, s, locs, o, t))
+                             or (pred == "INSIDE" and o in held and openable[t] and not open_mask >> t & 1)
+                             or _hides_target(p, s, locs, o, t, held)):
+                # (the middle case: o is held but t is closed, and open(t) needs both hands free,
+                # so o is set down elsewhere and grabbed again before it goes in)
                 twice += 1
         elif pred == "HELD":
             if assembly[a] and not assembled_mask >> a & 1:
@@ -245,6 +309,10 @@ def estimate(p: Problem, s: State, rooms: RoomDistances | None = None) -> int:
         if conditional and (b in opened or b in closed or b in press):
             continue
         extra += 1
+    reopened = {c for o, c in refill if c not in opened and _needs_reopen(p, s, locs, o, c)}
+    # the reopen itself, and the first close when the goal's close (counted in `closed`) comes last;
+    # without a CLOSED goal the first close is the blocker term's action on c
+    extra += sum(1 + (c in closed_goals) for c in reopened)
     total = len(grab) + len(put) + len(opened) + len(closed) + len(press) + len(attach) + len(aside) + extra
     total += 2 * twice
     cur = s[S_ROOM]

@@ -86,8 +86,12 @@ class _Exporter:
             names[i] = name
         self.name = names
         self.held0 = {h for h in (self.s0[S_HA], self.s0[S_HB]) if h != NOWHERE}
-        # nodes whose load is tracked: placement targets and anything that starts loaded
-        self.receiver = [p.surface[i] or p.container[i] or p.load(self.s0, i) > 0 for i in range(p.n)]
+        # nodes whose load is tracked: placement targets and anything that starts loaded, where the
+        # load can matter: a capacity limits puts, and a loaded carrier cannot be grabbed. A fixed
+        # receiver without capacity needs no counter, and each counter multiplies the grounded
+        # puts and grabs by its possible values.
+        self.receiver = [(p.surface[i] or p.container[i] or p.load(self.s0, i) > 0)
+                         and (p.capacity[i] is not None or i in p.slot) for i in range(p.n)]
         self._check_supported()
         self.possible = {i: self._possible_locs(i) for i in p.mobile}
         self.max_load = [self._max_load(i) for i in range(p.n)]
