@@ -37,7 +37,8 @@ class Snapshot:
 
     DATA = ("qpos", "qvel", "act", "ctrl", "eq_active")
     MODEL = ("geom_contype", "geom_conaffinity", "eq_data", "geom_size", "geom_type", "geom_rbound",
-             "geom_aabb", "body_inertia", "actuator_gainprm", "actuator_biasprm")
+             "geom_aabb", "body_inertia", "body_ipos", "body_sameframe", "bvh_aabb", "actuator_gainprm",
+             "actuator_biasprm")
 
     @classmethod
     def take(cls, world) -> Snapshot:

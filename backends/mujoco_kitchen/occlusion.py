@@ -23,13 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from backends.mujoco_kitchen.deps import mujoco_module
+from backends.mujoco_kitchen.tuning import COVER_FRACTION, FACE_GRID, FACE_INSET, SURFACE_OFFSET, VIEW_LIFT
 from backends.mujoco_kitchen.world import World
-
-COVER_FRACTION = 0.6  # a blocker covering more than this share of the target's visible surface hides it
-VIEW_LIFT = 0.0  # torso lift of the viewpoint (m): the robot's neutral posture
-FACE_GRID = 5  # sample points per face side
-FACE_INSET = 0.85  # samples span this fraction of each face (edges graze neighbouring geometry)
-SURFACE_OFFSET = 1e-3  # samples sit this far outside the target's faces (m)
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,17 +27,20 @@ from backends.mujoco_kitchen.sense import (
     pair_coverage,
     placed_bodies,
 )
-from backends.mujoco_kitchen.tuning import TALL, TALL_COM_DROP
+from backends.mujoco_kitchen.tuning import (
+    BLOCKER_GAP,
+    GROW_COVER,
+    GROW_MARGIN,
+    GROW_STEP,
+    GROW_STEPS,
+    PLACE_CLEARANCE,
+    TALL,
+    TALL_COM_DROP,
+)
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.errors import BackendError
 from robograph.graph import IN_ROOM, OCCLUDES, ROBOT_ID, Edge, SceneGraph
 from robograph.rewrite import DETACHED, HELD
-
-GROW_STEP = 0.02  # a blocker that must hide its target grows taller by this much at a time (m)
-GROW_STEPS = 20  # ... at most this often (40 cm)
-GROW_MARGIN = 0.015  # ... and is at least this much wider than the target on each side (m)
-GROW_COVER = 0.8  # ... until it covers this much: past COVER_FRACTION, so settling keeps it hidden
-# (a croissant grown just past 60 % read 53 % after the scene settled)
 
 
 class RealizeError(BackendError):
@@ -70,10 +73,10 @@ def _add_nodes(world: World, graph: SceneGraph) -> None:
         body = free[0]
         app = appearance(n)
         half = np.array([app.size[1] / 2, app.size[0] / 2, app.size[2] / 2])
-        gid = int(world.model.body_geomadr[world.body_id(body)])
+        bid = world.body_id(body)
+        gid = int(world.model.body_geomadr[bid])
         world.model.geom_size[gid] = half
-        world.model.geom_rbound[gid] = float(np.linalg.norm(half))
-        world.model.geom_aabb[gid] = np.concatenate([np.zeros(3), half])
+        _refit_bounds(world, bid)
         world.model.geom_rgba[gid] = app.rgba
         world.spare_of[node] = body
         world.plan.items[node] = ItemPlan(node, body, (float(half[0]), float(half[1]), float(half[2])), "box", False)
@@ -195,12 +198,12 @@ def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) ->
     if item.hollow or int(world.model.body_geomnum[bid]) != 1:
         return
     pos = world.body_pos(item.body)
-    floor = float(pos[2]) - float(item.half[2])
+    floor = float(pos[2]) - float(item.half[2]) - PLACE_CLEARANCE  # placed that far above it
     th = half_of(world, target)
     half = np.array([item.half[0], max(item.half[1], float(th[1]) + GROW_MARGIN), item.half[2]])
     for _ in range(GROW_STEPS):
         _resize_box(world, blocker, half)
-        world.set_free_pose(item.body, (pos[0], pos[1], floor + half[2] + 0.003))
+        world.set_free_pose(item.body, (pos[0], pos[1], floor + half[2] + PLACE_CLEARANCE))
         world.forward()
         if pair_coverage(world, graph, blocker, target) >= GROW_COVER:
             return
@@ -216,14 +219,42 @@ def _resize_box(world: World, node: str, half: np.ndarray) -> None:
     m = world.model
     m.geom_type[gid] = mj.mjtGeom.mjGEOM_BOX
     m.geom_size[gid] = half
-    m.geom_rbound[gid] = float(np.linalg.norm(half))
-    m.geom_aabb[gid] = np.concatenate([np.zeros(3), half])
     hx, hy, hz = (float(v) for v in half)
     mass = float(m.body_mass[bid])
     m.body_inertia[bid] = (mass / 3 * (hy**2 + hz**2), mass / 3 * (hx**2 + hz**2), mass / 3 * (hx**2 + hy**2))
-    if hz > TALL * min(hx, hy):  # bottom-weighted as the layout builds tall items (they topple otherwise)
-        m.body_ipos[bid] = (0.0, 0.0, -TALL_COM_DROP * hz)
+    # bottom-weighted as the layout builds tall items (they topple otherwise), centred if not tall
+    m.body_ipos[bid] = (0.0, 0.0, -TALL_COM_DROP * hz if hz > TALL * min(hx, hy) else 0.0)
+    # the compiler flagged a body built with its centre of mass at its origin as "same frame",
+    # and kinematics then ignores body_ipos: without this the drop above never took effect
+    m.body_sameframe[bid] = mj.mjtSameFrame.mjSAMEFRAME_NONE
+    _refit_bounds(world, bid)
     world.plan.items[node] = ItemPlan(node, item.body, (hx, hy, hz), "box", False)
+
+
+def _refit_bounds(world: World, bid: int) -> None:
+    """Refit the collision bounds of a single-geom box body after its size or centre of mass
+    changed at run time. MuJoCo computes them once at compile time: the geom's bounding sphere
+    and box (`geom_rbound`, `geom_aabb`, geom frame) and the body's bounding-volume box
+    (`bvh_aabb`, in the body's inertial frame), which the mid-phase tests before any narrow
+    phase. A grown blocker left with its old, smaller `bvh_aabb` sank through the counter until
+    that old box touched it (2.7 cm for a croissant grown from 4 to 10 cm tall) and then read
+    IN_ROOM instead of ON."""
+    m = world.model
+    gid = int(m.body_geomadr[bid])
+    half = np.asarray(m.geom_size[gid], dtype=float)
+    m.geom_rbound[gid] = float(np.linalg.norm(half))
+    m.geom_aabb[gid] = np.concatenate([np.zeros(3), half])
+    rot_i, rot_g = _quat_matrix(m.body_iquat[bid]), _quat_matrix(m.geom_quat[gid])
+    geom_in_inertial = rot_i.T @ rot_g
+    centre = rot_i.T @ (np.asarray(m.geom_pos[gid]) - np.asarray(m.body_ipos[bid]))
+    m.bvh_aabb[int(m.body_bvhadr[bid])] = np.concatenate([centre, np.abs(geom_in_inertial) @ half])
+
+
+def _quat_matrix(quat: np.ndarray) -> np.ndarray:
+    """Rotation matrix (3, 3) of a unit quaternion (w, x, y, z)."""
+    mat = np.zeros(9)
+    mujoco_module().mju_quat2Mat(mat, np.asarray(quat, dtype=float))
+    return mat.reshape(3, 3)
 
 
 def _occlusions(world: World, graph: SceneGraph) -> None:
@@ -251,7 +282,7 @@ def _occlusions(world: World, graph: SceneGraph) -> None:
             world.set_free_pose(bodies[target], tspot)
             world.forward()
         tl = local(world, region, world.body_pos(bodies[target]))
-        bl = np.array([tl[0] - th[0] - bh[0] - 0.012, tl[1], bh[2] + 0.003])
+        bl = np.array([tl[0] - th[0] - bh[0] - BLOCKER_GAP, tl[1], bh[2] + PLACE_CLEARANCE])
         if bl[0] - bh[0] < -region.half[0] - 0.02:
             bl[0] = -region.half[0] + bh[0]
         pos = np.asarray(region.center) + bl
@@ -259,7 +290,9 @@ def _occlusions(world: World, graph: SceneGraph) -> None:
         world.set_free_pose(bodies[blocker], world_pos)
         world.forward()
         _grow_to_hide(world, graph, blocker, target)
-        world.plan.blocking[blocker] = (target, tuple(float(v) for v in world.body_pos(bodies[blocker])))
+        # at floor height, as the layout records G0's blockers (callers use only x and y)
+        x, y, z = (float(v) for v in world.body_pos(bodies[blocker]))
+        world.plan.blocking[blocker] = (target, (x, y, z - float(half_of(world, blocker)[2])))
     for blocker, (target, pose) in list(world.plan.blocking.items()):
         wants_aside = blocker in graph.nodes and bool(graph.attr(blocker, "moved_aside")) \
             and graph.hand_of(blocker) is None

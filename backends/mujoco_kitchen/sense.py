@@ -21,12 +21,10 @@ import numpy as np
 from backends.mujoco_kitchen.occlusion import body_geoms, coverage, covered_pairs, surface, viewpoint
 from backends.mujoco_kitchen.placement import contains, local, supports
 from backends.mujoco_kitchen.robot import HANDS, RobotNames
+from backends.mujoco_kitchen.tuning import OPEN_FRACTION, PINCH_REACH
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.graph import FURNITURE, IN_ROOM, INSIDE, OCCLUDES, ON, ROBOT_ID, ROOM, Edge, SceneGraph
 from robograph.rewrite import DETACHED, HELD, AddEdge, MoveNode, RemoveEdge, Rewrite, SetAttr, apply_all
-
-OPEN_FRACTION = 0.5  # open when a joint has travelled more than half way
-PINCH_REACH = 0.15  # a body held by one finger has its centre this close to the grip point (m)
 
 Location = tuple[str, str]  # (relation, target) with relation INSIDE/ON/IN_ROOM/HELD/DETACHED
 
