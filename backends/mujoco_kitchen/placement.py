@@ -8,9 +8,9 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from backends.mujoco_kitchen.plan import Region
-from backends.mujoco_kitchen.tuning import FINGER_REACH, HAND_SIDE, SPOT_GRID, SPOT_MARGIN, SPOT_SPACING, TOL
+from backends.mujoco_kitchen.tuning import FINGER_REACH, HAND_SIDE, SPOT_GRID, SPOT_MARGIN, SPOT_SPACING
 from backends.mujoco_kitchen.world import World
-from backends.reading import resting, within
+from backends.reading import TOL, resting, within
 
 
 def local(world: World, region: Region, point: np.ndarray) -> np.ndarray:

@@ -1,19 +1,25 @@
 """World -> graph for the tabletop: measure every object's location and every joint, then let
-the shared `backends.reading` decide what that means (the same predicates as the MuJoCo backend).
+the shared `backends.reading` decide what that means (the same predicates and the same
+`rewrites_to` as the MuJoCo backend).
 
 Measured: HELD by contact from both Panda fingers, INSIDE/ON by the object's centre in a
 region's floor frame (regions move with their bodies: a drawer's floor slides with it), `open`
-by joint travel, `assembled` by the two parts stacked and touching, `moved_aside` by a
-blocker's displacement from its blocking pose. The expected relation is tested first, so an
-unchanged world reads back as the same graph. Furniture locations are static structure and are
-taken from the graph.
+by joint travel, `pressed` by button travel, `assembled` by the two parts stacked and touching,
+`moved_aside` by a blocker's displacement from its blocking pose. Nothing is tested against the
+expected graph first: INSIDE the innermost container wins, except where the object rests on a
+support that lies within every container holding it (a shelf in a fridge); else ON the support
+its bottom is closest to; ties by name. Furniture locations are static structure.
+
+Known gap: OCCLUDES is not measured here (no camera-coverage test yet), so `Reading` carries no
+placed blockers and the shared reading keeps every OCCLUDES edge as static structure, except
+that a blocker in a hand has none (docs/sapien_backend.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from backends.reading import ASIDE_DISTANCE, Location, Reading, is_open, resting, rewrites_to, within
+from backends.reading import Location, Reading, is_open, resting, rewrites_to, within
 from backends.sapien_tabletop.layout import Region
 from backends.sapien_tabletop.world import BUTTON_DEPTH, World
 from robograph.graph import INSIDE, OBJECT, OCCLUDES, ON, PART_OF, SceneGraph
@@ -21,6 +27,7 @@ from robograph.rewrite import DETACHED, HELD, apply_all
 
 FINGERS = ("panda_leftfinger", "panda_rightfinger")
 ASSEMBLY_GAP = 0.01  # parts whose facing ends are this close (m), centred within it, are joined
+ASIDE_DISTANCE = 0.04  # m a blocker displaced this far from its blocking pose is moved aside; set by hand
 
 
 def _pose(world: World, node: str) -> np.ndarray:
@@ -81,24 +88,29 @@ def holding_hand(world: World, node: str) -> str | None:
 
 
 def measure_location(world: World, node: str, expected: SceneGraph) -> Location:
+    """Where a node's body is, from measurement alone (`expected` only names the candidates)."""
     hand = holding_hand(world, node)
     if hand is not None:
         return (HELD, hand)
     # candidates exclude what the node itself holds (a book's own contents do not hold the book)
-    candidates = [c for c in world.layout.regions
+    candidates = [c for c in sorted(world.layout.regions)
                   if c != node and c in expected.nodes and node not in _ancestors(world, c)]
     inside = sorted((float(np.prod(world.layout.regions[c].half)) * world.layout.regions[c].height, c)
                     for c in candidates if _region_holds(world, node, INSIDE, c))
-    exp = expected.location.get(node)
-    # within a container's walls is INSIDE it, even where its bottom is also near the floor under
-    # it, unless the expected support is itself in that container (a shelf in a fridge)
-    if exp is not None and _region_holds(world, node, exp.rel, exp.dst) and \
-            (exp.rel == INSIDE or all(c in _ancestors(world, exp.dst) for _, c in inside)):
-        return (exp.rel, exp.dst)
-    if inside:
+    on = sorted((_height_above_floor(world, node, c), c) for c in candidates if _region_holds(world, node, ON, c))
+    # a support within every container the node is in (a shelf in a fridge) is more specific
+    nested = [(d, c) for d, c in on if all(box in _ancestors(world, c) for _, box in inside)]
+    if inside and not nested:
         return (INSIDE, inside[0][1])
-    on = sorted(c for c in candidates if _region_holds(world, node, ON, c))
-    return (ON, on[0]) if on else (DETACHED, "")
+    if on:
+        return (ON, (nested or on)[0][1])
+    return (DETACHED, "")
+
+
+def _height_above_floor(world: World, node: str, dst: str) -> float:
+    """How far the node's bottom is from `dst`'s floor (m): the closest floor is its support."""
+    F, _region = _floor_frame(world, dst)
+    return abs(float(_local(F, position(world, node))[2]) - world.layout.placements[node].size[2] / 2)
 
 
 def _ancestors(world: World, node: str) -> set[str]:
