@@ -54,7 +54,9 @@ def test_cli_writes_strips_domain_and_problem(tmp_path, capsys):
     assert main(["export-pddl", str(demo_instance_path()), "--out", str(tmp_path)]) == 0
     domain = (tmp_path / "domain.pddl").read_text()
     problem = (tmp_path / "problem.pddl").read_text()
-    assert "(:requirements :strips)" in domain
+    # the demo has an assembly: its attach stages cost 0, the only extension beyond plain STRIPS
+    assert "(:requirements :strips :action-costs)" in domain
+    assert "(:metric minimize (total-cost))" in problem
     assert ":derived" not in domain and "(when " not in domain and "forall" not in domain
     precondition_lines = [ln for ln in domain.splitlines() if ":precondition" in ln]
     assert precondition_lines and not any("(not " in ln for ln in precondition_lines)

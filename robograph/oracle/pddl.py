@@ -29,6 +29,7 @@ from robograph.instance import TaskInstance
 from robograph.oracle.model import NOWHERE, REL_NAMES, S_HA, S_HB, Problem
 
 MAX_CHAINS = 2000
+IDLE = "idle"  # held by every operator except the later attach stages (see `_Exporter._attach`)
 
 
 class ExportError(RoboGraphError):
@@ -37,10 +38,15 @@ class ExportError(RoboGraphError):
 
 @dataclass(frozen=True)
 class Operator:
-    action: Action
+    """One grounded STRIPS action. `action` is None for a zero-cost bookkeeping stage of an attach
+    (`label` names the attach it belongs to); a plan's runtime actions are its cost-1 operators."""
+
+    action: Action | None
     pre: frozenset[str]
     add: frozenset[str]
     delete: frozenset[str]
+    cost: int = 1
+    label: Action | None = None
 
 
 @dataclass(frozen=True)
@@ -59,7 +65,9 @@ class ExportedProblem:
             match = re.match(r"^\(\s*a(\d+)_", line)
             if not match:
                 raise ExportError(f"unrecognized plan line {line!r}")
-            out.append(self.operators[int(match.group(1))].action)
+            action = self.operators[int(match.group(1))].action
+            if action is not None:
+                out.append(action)
         return out
 
     def write(self, out_dir: str | Path) -> tuple[Path, Path]:
@@ -96,6 +104,8 @@ class _Exporter:
         self.possible = {i: self._possible_locs(i) for i in p.mobile}
         self.max_load = [self._max_load(i) for i in range(p.n)]
         self.ops: list[Operator] = []
+        # attach is split into stages that hold a lock; without attach pairs there is no lock
+        self.locked = bool(p.attach_pairs) and "attach" in p.actions
 
     # atoms -------------------------------------------------------------------------------------
     def loc_atom(self, i: int, code: int) -> str:
@@ -192,9 +202,11 @@ class _Exporter:
         return out
 
     # operators --------------------------------------------------------------------------------------
-    def emit(self, action: Action, pre: Iterable[str], add: Iterable[str], delete: Iterable[str],
-             load_delta: dict[int, int] | None = None) -> None:
+    def emit(self, action: Action | None, pre: Iterable[str], add: Iterable[str], delete: Iterable[str],
+             load_delta: dict[int, int] | None = None, *, cost: int = 1, label: Action | None = None) -> None:
         base_pre, base_add, base_del = set(pre), set(add), set(delete)
+        if self.locked and action is not None and action.name != "attach":
+            base_pre.add(IDLE)
         deltas = sorted((t, d) for t, d in (load_delta or {}).items() if d and self.receiver[t])
         choices = []
         for t, d in deltas:
@@ -208,7 +220,8 @@ class _Exporter:
                 pre_c.add(self.load(t, k))
                 del_c.add(self.load(t, k))
                 add_c.add(self.load(t, k2))
-            self.ops.append(Operator(action, frozenset(pre_c), frozenset(add_c), frozenset(del_c - add_c)))
+            self.ops.append(Operator(action, frozenset(pre_c), frozenset(add_c), frozenset(del_c - add_c),
+                                     cost, label or action))
 
     def hands(self, change: int) -> list[tuple[str, str]]:
         """(pre, post) free-hand atoms for a change of `change` free hands."""
@@ -272,8 +285,8 @@ class _Exporter:
                         if t != o:
                             self._put(o, t, rel, name)
         if "attach" in acts:
-            for part, target, whole in p.attach_pairs:
-                self._attach(part, target, whole)
+            for k, (part, target, whole) in enumerate(p.attach_pairs):
+                self._attach(k, part, target, whole)
 
     def _grab(self, o: int) -> None:
         p = self.p
@@ -309,20 +322,37 @@ class _Exporter:
                 self.emit(Action(name, (p.ids[o], p.ids[t])), atoms | gate | {self.held(o), before},
                           {self.loc_atom(o, code), after}, {self.held(o), before}, {t: +1})
 
-    def _attach(self, a: int, b: int, whole: int) -> None:
+    def _attach(self, k: int, a: int, b: int, whole: int) -> None:
+        """Three operators instead of one per pair of location chains (their product was 80% of
+        a large scene's grounded actions). Stage a checks part a's chain and records its location
+        code, stage b does the same for b, and the cost-1 finish applies the effects from the two
+        codes. The stages cost 0 and hold the `idle` lock that every other operator needs, so the
+        state cannot change between the checks and the finish: the sequence is exactly one attach."""
         p = self.p
-        for (atoms_a, ca), (atoms_b, cb) in itertools.product(
-                self.reach(a, allow_held=True), self.reach(b, allow_held=True)):
+        action = Action("attach", (p.ids[a], p.ids[b]))
+        status = {self.flag("assembled", whole, False), self.loc_atom(whole, NOWHERE)}
+        armed = f"attach{k}_armed"
+        a_codes = sorted({code for _, code in self.reach(a, allow_held=True)})
+        b_codes = sorted({code for _, code in self.reach(b, allow_held=True)})
+        for atoms, code in self.reach(a, allow_held=True):
+            self.emit(None, atoms | status | {IDLE}, {armed, self._mark(k, "a", code)}, {IDLE}, cost=0,
+                      label=action)
+        for atoms, code in self.reach(b, allow_held=True):
+            self.emit(None, atoms | {armed}, {self._mark(k, "b", code)}, {armed}, cost=0, label=action)
+        for ca, cb in itertools.product(a_codes, b_codes):
+            marks = {self._mark(k, "a", ca), self._mark(k, "b", cb)}
             counted = (ca == -2) + (cb == -2)
-            pre = set(atoms_a | atoms_b) | {self.flag("assembled", whole, False), self.loc_atom(whole, NOWHERE)}
-            add = {self.flag("assembled", whole, True), self.loc_atom(a, NOWHERE), self.loc_atom(b, NOWHERE)}
-            dele = {self.flag("assembled", whole, False), self.loc_atom(whole, NOWHERE)}
+            pre = set(status) | marks
+            add = {self.flag("assembled", whole, True), self.loc_atom(a, NOWHERE), self.loc_atom(b, NOWHERE), IDLE}
+            dele = set(status) | marks
             delta: dict[int, int] = {}
-            for part, code in ((a, ca), (b, cb)):
-                if code == -2:
+            for part, code in ((a, ca), (b, cb)):  # what is deleted is also required, or the
+                if code == -2:                     # translator makes the delete conditional
                     dele.add(self.held(part))
+                    pre.add(self.held(part))
                 elif code != NOWHERE:
                     dele.add(self.loc_atom(part, code))
+                    pre.add(self.loc_atom(part, code))
                     if code & 3 != 2:
                         delta[code >> 2] = delta.get(code >> 2, 0) - 1
             if counted:
@@ -342,13 +372,17 @@ class _Exporter:
             for before, after in self.hands(change):
                 if int(before[-1]) < need:
                     continue
-                self.emit(Action("attach", (p.ids[a], p.ids[b])), pre | {before}, add | {after},
-                          (dele | {before}) - {after}, delta)
+                self.emit(action, pre | {before}, add | {after}, (dele | {before}) - {after}, delta)
+
+    def _mark(self, k: int, role: str, code: int) -> str:
+        where = "held" if code == -2 else "detached" if code == NOWHERE else (
+            f"{REL_NAMES[code & 3].lower()}_{self.name[code >> 2]}")
+        return f"attach{k}_{role}_{where}"
 
     # initial state and goal ---------------------------------------------------------------------------
     def init_atoms(self) -> set[str]:
         p, s = self.p, self.s0
-        atoms = {f"free{2 - len(self.held0)}"}
+        atoms = {f"free{2 - len(self.held0)}"} | ({IDLE} if self.locked else set())
         if s[0] != NOWHERE:
             atoms.add(f"robot_in_{self.name[s[0]]}")
         for i in range(p.n):
@@ -408,22 +442,34 @@ def export_instance(instance: TaskInstance) -> ExportedProblem:
     for op in ex.ops:
         atoms |= op.pre | op.add | op.delete
     slug = re.sub(r"[^a-z0-9_-]", "-", instance.id.lower()) or "instance"
+    costs = any(op.cost != 1 for op in ex.ops)  # zero-cost attach stages need :action-costs
     lines = [f"; RoboGraph instance {instance.id}: {len(ex.ops)} grounded STRIPS actions",
-             f"(define (domain robograph-{slug})", "  (:requirements :strips)", "  (:predicates"]
+             f"(define (domain robograph-{slug})",
+             "  (:requirements :strips :action-costs)" if costs else "  (:requirements :strips)",
+             "  (:predicates"]
     lines += [f"    ({a})" for a in sorted(atoms)]
     lines.append("  )")
+    if costs:
+        lines.append("  (:functions (total-cost) - number)")
     for k, op in enumerate(ex.ops):
-        label = "_".join([op.action.name, *(ex.name[ex.p.index[x]] for x in op.action.args)])
+        shown = op.label or op.action
+        assert shown is not None
+        label = "_".join([shown.name if op.action else shown.name + "_stage",
+                          *(ex.name[ex.p.index[x]] for x in shown.args)])
         effect = sorted(f"({a})" for a in op.add) + sorted(f"(not ({a}))" for a in op.delete)
+        if costs and op.cost:
+            effect.append(f"(increase (total-cost) {op.cost})")
         lines += [f"  (:action a{k}_{label}", "    :parameters ()",
                   f"    :precondition {_conj(op.pre)}", f"    :effect (and {' '.join(effect)}))"]
     lines.append(")")
     domain = "\n".join(lines) + "\n"
+    init_text = " ".join(f"({a})" for a in sorted(init)) + (" (= (total-cost) 0)" if costs else "")
     problem = "\n".join([
         f"(define (problem robograph-{slug}-problem)",
         f"  (:domain robograph-{slug})",
-        "  (:init " + " ".join(f"({a})" for a in sorted(init)) + ")",
+        "  (:init " + init_text + ")",
         f"  (:goal {_conj(goal)})",
+        *(["  (:metric minimize (total-cost))"] if costs else []),
         ")",
     ]) + "\n"
     return ExportedProblem(domain, problem, tuple(ex.ops))
