@@ -96,6 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
 COMMAND_MODULES: tuple[str, ...] = (
     "robograph.harness.runner:register",
     "robograph.harness.report:register",
+    "robograph.harness.compare:register",
     "robograph.harness.benchmark:register",
     "robograph.oracle.pddl:register",
     "robograph.render_cmd:register",

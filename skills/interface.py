@@ -3,8 +3,14 @@
 A simulator backend (MuJoCo here, SAPIEN next) implements `Robot` (motion: base, hands,
 grippers, holds) and `Scene` (geometry: where to grasp, where to put, handles, buttons), and
 reuses `skills.primitives` unchanged. Units: metres, radians; world frame z up. Hand poses are
-given as a grip-point position plus a yaw about world z; `pitch` tilts the approach from
-straight down (0) toward horizontal (pi/2) along the robot's heading.
+given as a grip-point position plus a yaw about world z (`pitch` tilts the approach from
+straight down toward horizontal along the robot's heading), or as the directions the fingers
+point and close along (`Robot.move_grip`). Nothing here assumes a layout: which side the robot
+works from, handle frames and hand names come from `Scene` and `Robot`; IK is the robot's.
+
+`Assist` is the privileged help only a simulator can give (servo a joint, weld a grasp or two
+parts); `Scene.assist` is None in physics mode, and the skills ask for it only when present,
+naming each use in `SkillResult.assists`.
 """
 
 from __future__ import annotations
@@ -60,6 +66,29 @@ class Placement:
     approach: float = 0.12  # from above: the hand comes down from this high over the release point (m)
 
 
+@dataclass(frozen=True, slots=True)
+class Handle:
+    """How a hand takes hold of one articulation and how its joint moves (world frame). The
+    skills compute every waypoint from this: nothing about the furniture's orientation is
+    assumed. Opening is the joint's positive direction (slide: along `axis`; hinge: a
+    right-handed rotation about `axis` through `pivot`)."""
+
+    name: str
+    position: np.ndarray  # grip point on the handle
+    approach: np.ndarray  # unit: the hand moves along this onto the handle (its fingers point this way)
+    closing: np.ndarray  # unit: the fingers close along this, across the handle
+    span: float  # the handle's width between the fingers (m)
+    kind: str  # "slide" | "hinge"
+    axis: np.ndarray  # slide: unit opening direction; hinge: unit rotation axis
+    pivot: np.ndarray  # hinge: a point on the axis (slide: the handle's position)
+    opening: float  # how far it is open now, from closed (m or rad)
+    travel: float  # fully open (m or rad)
+    face: np.ndarray  # hinge: unit normal out of the leaf's front face (the handle's side)
+    behind: float  # from the grip point against `face` to the leaf's back face (m)
+    front: float  # from the grip point against `face` to the leaf's front face (m)
+    tip: float  # hinge: from the axis to the leaf's free edge (m)
+
+
 class Robot(Protocol):
     hands: tuple[str, ...]
     max_opening: float  # distance between the fingers of a fully open gripper (m)
@@ -73,6 +102,11 @@ class Robot(Protocol):
         """Move a hand's grip point to `position`; True when it got there (IK + tracking).
         `straight`: along a straight line (in and out of shelves, down onto an object)."""
 
+    def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
+                  duration: float = 0.5, straight: bool = False) -> bool:
+        """Like `move_hand`, with the hand's orientation given by the direction its fingers
+        point (`approach`) and the one they close along (`closing`): any parallel gripper."""
+
     def hand_position(self, hand: str) -> np.ndarray: ...
 
     def hand_yaw(self, hand: str) -> float:
@@ -81,24 +115,51 @@ class Robot(Protocol):
     def carry(self, hand: str) -> None:
         """Bring a hand (holding something or not) to its carry pose close to the body."""
 
+    def stow(self, hand: str) -> None:
+        """Move an arm out of the way of the other one (to its side)."""
+
     def gripper(self, hand: str, opening: float) -> None:
         """Open (1.0) or close (0.0) a gripper and wait for the fingers to settle."""
 
     def holds(self, hand: str, node: str) -> bool: ...
 
-    def attach(self, hand: str, node: str) -> bool:
-        """Assisted grasp: fix `node` to the hand if the hand touches it; True when attached."""
-
-    def detach(self, hand: str) -> None: ...
+    def detach(self, hand: str) -> None:
+        """Let go of an assisted (welded) hold, if any; the fingers are opened separately."""
 
     def wait(self, seconds: float) -> None: ...
 
 
-class Scene(Protocol):
-    assisted: bool
+class Assist(Protocol):
+    """Privileged help only a simulator can give (the assisted execution controller). A real
+    robot has none; the skills ask for it only in assisted mode and name each use in
+    `SkillResult.assists`."""
 
-    def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None) -> BasePose:
-        """Base pose from which `hand` (None: both) works on `node` (at `point` if given)."""
+    def servo(self, node: str, fraction: float) -> None:
+        """Drive an articulation's joints toward `fraction` of their travel (0 closed, 1 open)."""
+
+    def release_servo(self, node: str) -> None: ...
+
+    def weld_grasp(self, hand: str, node: str) -> bool:
+        """Fix `node` to the hand when the hand touches it; True when welded."""
+
+    def weld_parts(self, part: str, target: str) -> bool:
+        """Join two assembly parts wherever they are; True when joined."""
+
+
+class Scene(Protocol):
+    assist: Assist | None  # None: physics mode, every change of state comes from contact
+
+    @property
+    def assisted(self) -> bool: ...
+
+    def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None, *,
+                  operate: bool = False) -> BasePose:
+        """Base pose from which `hand` (None: both) works on `node` (at `point` if given);
+        `operate`: to open or close it (standing back from where its leaves and drawers move)."""
+
+    def outward(self, node: str) -> np.ndarray:
+        """Horizontal unit vector from `node` toward the side the robot works from (roofed
+        spots are entered from there)."""
 
     def grasp(self, node: str) -> Grasp: ...
 
@@ -118,14 +179,17 @@ class Scene(Protocol):
     def aside(self, node: str) -> list[Placement]:
         """Spots on the same support that no longer hide what `node` occludes, best first."""
 
-    def handles(self, node: str) -> list[str]: ...
+    def handles(self, node: str) -> list[Handle]:
+        """One handle per joint of an articulated node, as it is now."""
 
-    def handle_position(self, handle: str) -> np.ndarray: ...
+    def handle(self, name: str) -> Handle:
+        """A handle re-read from the world (after it moved)."""
 
-    def drive(self, node: str, fraction: float) -> None:
-        """Servo an articulation toward `fraction` of its travel (0 closed, 1 open)."""
+    def hand_on(self, hand: str, handle: str) -> bool:
+        """Whether both fingers of `hand` hold the part `handle` belongs to."""
 
-    def release_drive(self, node: str) -> None: ...
+    def touches(self, hand: str, handle: str) -> bool:
+        """Whether `hand` touches the part `handle` belongs to at all (a push)."""
 
     def open_fraction(self, node: str) -> float: ...
 
@@ -134,8 +198,9 @@ class Scene(Protocol):
 
     def pressed(self, node: str) -> bool: ...
 
-    def join(self, part: str, target: str) -> bool:
-        """Fix two assembly parts together (equality constraint); True when joined."""
+    def join(self, part: str, target: str) -> str | None:
+        """Snap two assembly parts together if `part` sits aligned on `target` and touches it;
+        None when joined, else what was wrong."""
 
     def route(self, room: str) -> list[BasePose]: ...
 

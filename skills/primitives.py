@@ -2,8 +2,9 @@
 
 Every primitive returns a `SkillResult`; none raises for a physical miss (a slipped grasp, an
 unreachable pose): the backend turns a miss into a typed failure and the reconciled graph says
-what actually happened. Grasps are top-down; articulations are servo-driven while the hand
-follows the handle (the most robust of the methods we tried; see docs/mujoco_backend.md).
+what actually happened. Grasps are top-down; open/close live in `skills.articulation`.
+Privileged help (welds) is asked of `Scene.assist` only in assisted mode and named in
+`SkillResult.assists`; `retries` counts the grasps and spots tried after the first.
 """
 
 from __future__ import annotations
@@ -14,19 +15,20 @@ from dataclasses import replace
 
 import numpy as np
 
+from skills.articulation import articulate as articulate  # open/close, dispatched from here
 from skills.interface import OK, Grasp, Placement, Robot, Scene, SkillResult
 
 PREGRASP = 0.12  # approach height above a grasp point (m)
 LIFT = 0.2  # clears neighbours up to ~20 cm tall when carrying the object away
 FRONT_ENTRY = 0.22  # how far in front of a roofed spot the hand enters (m)
 ENTRY_LIFT = 0.08  # roofed spots: the hand travels this high above the spot (over bin lips)
-HANDLE_PITCH = math.radians(60)  # handle approach: 60 deg from straight down (30 deg below horizontal)
-HANDLE_STANDOFF = 0.03
-FOLLOW_STEPS = 5
 PALM_MARGIN = 0.012  # the palm passes this high over the walls of a vessel (m)
 MIN_PINCH = 0.012  # the finger pads reach at least this far below an object's top (m)
 GRAB_ATTEMPTS = 3
-RELEASE_CLEARANCE = 0.02  # the fingers open this much wider than the object to let go (m)
+RELEASE_CLEARANCE = 0.02
+SEAT_CORRECTIONS = 2  # attach: re-measure the part's offset from its seat and correct this often
+SEAT_TOLERANCE = 0.004  # ... until it is this close (m)
+SEAT_PRESS = 0.004  # attach: the hand presses the part this far down onto its seat (m)  # the fingers open this much wider than the object to let go (m)
 
 
 def _up(p: np.ndarray, dz: float) -> np.ndarray:
@@ -45,11 +47,14 @@ def grab(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
     """Verify-and-retry: when the object is not in the hand afterwards (it slipped, or the arm
     was stopped short), the next of the scene's grasps is tried from the object's new pose."""
     result = SkillResult(False, f"no grasp for {node}")
+    assists: tuple[str, ...] = ()
     for attempt in range(GRAB_ATTEMPTS):
         choices = scene.grasps(node)
         if attempt >= len(choices):
             break
         result = _grab_with(robot, scene, node, hand, choices[attempt])
+        assists += result.assists
+        result = replace(result, assists=assists, retries=attempt)
         if result.ok:
             return result
     return result
@@ -58,10 +63,11 @@ def grab(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
 def _grab_with(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp) -> SkillResult:
     top = float(scene.center(node)[2] + scene.half_extents(node)[2])
     g = replace(g, position=np.array([*g.position[:2], above_rim(robot, float(g.position[2]), g.rim, top)]))
-    stance = g.position - np.array([g.entry / 2, 0.0, 0.0]) if g.from_front else g.position
+    out = scene.outward(node)
+    stance = g.position + out * (g.entry / 2) if g.from_front else g.position
     robot.drive_base(scene.work_pose(node, hand, stance))
     robot.gripper(hand, 1.0)
-    pre = g.position + (np.array([-g.entry, 0.0, ENTRY_LIFT]) if g.from_front else np.array([0.0, 0.0, g.approach]))
+    pre = _up(g.position + out * g.entry, ENTRY_LIFT) if g.from_front else _up(g.position, g.approach)
     if not robot.move_hand(hand, pre, g.yaw):
         robot.carry(hand)
         return SkillResult(False, f"{node} is out of reach of the {hand} hand")
@@ -69,8 +75,9 @@ def _grab_with(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp) -> Sk
         robot.move_hand(hand, _up(g.position, ENTRY_LIFT), g.yaw, duration=0.35, straight=True)
     robot.move_hand(hand, g.position, g.yaw, duration=0.4, straight=True)
     robot.gripper(hand, 0.0)
-    if scene.assisted:
-        robot.attach(hand, node)
+    assists: tuple[str, ...] = ()
+    if scene.assist is not None and scene.assist.weld_grasp(hand, node):
+        assists = (f"weld grasp {node}",)
     # lift clear of the neighbours before the arm swings back to its carry pose
     robot.move_hand(hand, _up(g.position, ENTRY_LIFT if g.from_front else max(LIFT, g.approach)), g.yaw,
                     duration=0.3, straight=True)
@@ -78,8 +85,8 @@ def _grab_with(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp) -> Sk
         robot.move_hand(hand, pre, g.yaw, duration=0.4, straight=True)
     robot.carry(hand)
     if not robot.holds(hand, node):
-        return SkillResult(False, f"grasp of {node} slipped")
-    return OK
+        return SkillResult(False, f"grasp of {node} slipped", assists)
+    return SkillResult(True, "", assists)
 
 
 def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placement) -> SkillResult:
@@ -91,9 +98,10 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
     grasp = scene.grasp(node)
     yaw = held_upright_yaw(robot, scene, node, hand)
     # roofed spots: stand back far enough for the entry point in front of the spot as well
-    stance = grip - np.array([spot.entry / 2, 0.0, 0.0]) if from_front else grip
+    out = scene.outward(target)
+    stance = grip + out * (spot.entry / 2) if from_front else grip
     robot.drive_base(scene.work_pose(target, hand, stance))
-    pre = grip + (np.array([-spot.entry, 0.0, ENTRY_LIFT]) if from_front else np.array([0.0, 0.0, spot.approach]))
+    pre = _up(grip + out * spot.entry, ENTRY_LIFT) if from_front else _up(grip, spot.approach)
     if not robot.move_hand(hand, pre, yaw):
         robot.carry(hand)
         return SkillResult(False, f"cannot reach the spot for {node}")
@@ -158,63 +166,6 @@ def move_aside(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
     return _release_at_one_of(robot, scene, node, hand, spots)
 
 
-def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillResult:
-    """open / close: hands go to the handles, the joint servo moves while the hands follow."""
-    handles = scene.handles(node)
-    target = 1.0 if opening else 0.0
-    start = scene.open_fraction(node)
-    robot.drive_base(scene.work_pose(node, None))
-    hands = _assign_hands(robot, scene, handles)
-    follow: list[tuple[str, str]] = []
-    for hand, handle in hands:
-        robot.gripper(hand, 1.0)
-        h = scene.handle_position(handle)
-        if robot.move_hand(hand, h + np.array([-0.10, 0.0, 0.0]), 0.0, pitch=HANDLE_PITCH, duration=0.4) and \
-                robot.move_hand(hand, h + np.array([-HANDLE_STANDOFF, 0.0, 0.0]), 0.0, pitch=HANDLE_PITCH,
-                                duration=0.3):
-            follow.append((hand, handle))
-    for k in range(1, FOLLOW_STEPS + 1):
-        scene.drive(node, start + (target - start) * k / FOLLOW_STEPS)
-        still = []
-        for hand, handle in follow:
-            h = scene.handle_position(handle)
-            if robot.move_hand(hand, h + np.array([-HANDLE_STANDOFF, 0.0, 0.0]), 0.0, pitch=HANDLE_PITCH,
-                               duration=0.12):
-                still.append((hand, handle))
-        follow = still
-        if not follow:
-            break
-    for hand, _ in hands:
-        p = robot.hand_position(hand)
-        robot.move_hand(hand, p + np.array([-0.12, 0.0, 0.03]), 0.0, pitch=HANDLE_PITCH, duration=0.25)
-        robot.carry(hand)
-    scene.drive(node, target)
-    for _ in range(6):
-        robot.wait(0.15)
-        if abs(scene.open_fraction(node) - target) < 0.05:
-            break
-    scene.release_drive(node)
-    robot.wait(0.15)  # without the servo: a lid resting on a too-tall content springs back up
-    frac = scene.open_fraction(node)
-    if opening and frac < 0.85:
-        return SkillResult(False, f"{node} opened only {frac:.0%}")
-    if not opening and frac > 0.15:
-        return SkillResult(False, f"{node} still {frac:.0%} open")
-    return OK
-
-
-def _assign_hands(robot: Robot, scene: Scene, handles: list[str]) -> list[tuple[str, str]]:
-    """Two handles: the left one (larger y) to the left hand. One handle: the nearer hand."""
-    if not handles:
-        return []
-    ordered = sorted(handles, key=lambda h: -float(scene.handle_position(h)[1]))
-    if len(ordered) >= 2:
-        return [("left", ordered[0]), ("right", ordered[-1])]
-    h = scene.handle_position(ordered[0])
-    best = min(robot.hands, key=lambda hand: float(np.linalg.norm(robot.hand_position(hand)[:2] - h[:2])))
-    return [(best, ordered[0])]
-
-
 def press(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
     top, travel = scene.button_top(node)
     robot.drive_base(scene.work_pose(node, hand, top))
@@ -232,32 +183,49 @@ def press(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
 
 def attach(robot: Robot, scene: Scene, part: str, target: str, hand_of: Callable[[str], str | None],
            free_hand: Callable[[], str], keep: bool) -> SkillResult:
-    """Join `part` onto `target`. The part is grabbed if needed, put on top of the target (held
-    or resting), fixed to it by the assembly constraint, and released unless `keep`."""
+    """Join `part` onto `target`. The part is grabbed if needed and set down seated on top of
+    the target (held or resting), its offset re-measured and corrected once; the parts snap
+    together only when aligned and touching (`Scene.join`). Assisted mode welds them anyway
+    when the snap refuses (and says so). Released unless `keep`."""
+    assists: tuple[str, ...] = ()
     hand = hand_of(part)
     if hand is None:
         hand = free_hand()
         result = grab(robot, scene, part, hand)
         if not result.ok:
             return result
-    top = scene.center(target) + np.array([0.0, 0.0, 0.0])
-    spot = top + np.array([0.0, 0.0, _height(scene, target) / 2 + _height(scene, part) / 2 + 0.004])
-    offset = robot.hand_position(hand) - scene.center(part)
-    yaw = held_upright_yaw(robot, scene, part, hand)
-    grip = spot + offset
+        assists = result.assists
+    yaw = held_upright_yaw(robot, scene, part, hand) + scene.yaw(target)
+    seat = _seat(scene, part, target)
+    grip = seat + robot.hand_position(hand) - scene.center(part)
     if hand_of(target) is None:
         robot.drive_base(scene.work_pose(target, hand, grip))
-    if not robot.move_hand(hand, grip + np.array([0.0, 0.0, 0.06]), yaw):
-        return SkillResult(False, f"cannot bring {part} to {target}")
-    robot.move_hand(hand, grip, yaw, duration=0.3)
-    if not scene.join(part, target):
-        return SkillResult(False, f"{part} does not fit onto {target}")
+    if not robot.move_hand(hand, _up(grip, 0.06), yaw):
+        return SkillResult(False, f"cannot bring {part} to {target}", assists)
+    robot.move_hand(hand, grip, yaw, duration=0.3, straight=True)
+    for _ in range(SEAT_CORRECTIONS):  # measure where the part ended up and correct the hand
+        miss = _seat(scene, part, target) - scene.center(part)
+        if float(np.linalg.norm(miss)) < SEAT_TOLERANCE:
+            break
+        robot.move_hand(hand, robot.hand_position(hand) + miss, yaw, duration=0.2, straight=True)
+    robot.move_hand(hand, _up(robot.hand_position(hand), -SEAT_PRESS), yaw, duration=0.15)
+    refused = scene.join(part, target)
+    if refused is not None:
+        if scene.assist is None or not scene.assist.weld_parts(part, target):
+            robot.carry(hand)
+            return SkillResult(False, refused, assists)
+        assists += (f"weld parts {part} {target}",)
     if not keep:
         robot.detach(hand)
         robot.gripper(hand, 1.0)
-        robot.move_hand(hand, grip + np.array([0.0, 0.0, PREGRASP]), yaw, duration=0.3)
+        robot.move_hand(hand, _up(robot.hand_position(hand), PREGRASP), yaw, duration=0.3)
     robot.carry(hand)
-    return OK
+    return SkillResult(True, "", assists)
+
+
+def _seat(scene: Scene, part: str, target: str) -> np.ndarray:
+    """Where the part's centre is when it sits on top of the target."""
+    return _up(scene.center(target), _height(scene, target) / 2 + _height(scene, part) / 2)
 
 
 def _height(scene: Scene, node: str) -> float:

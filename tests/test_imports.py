@@ -27,3 +27,20 @@ def test_import_robograph_with_simulators_blocked():
     result = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "loaded: []"
+
+
+SKILLS_SCRIPT = f"""
+import sys
+for name in {BLOCKED!r}:
+    sys.modules[name] = None
+import skills.interface, skills.primitives, skills.articulation
+loaded = sorted(n for n in {BLOCKED!r} if sys.modules.get(n) is not None)
+print("loaded:", loaded)
+"""
+
+
+def test_skills_import_with_simulators_blocked():
+    """The skills are portable: no simulator, no IK solver (mink lives in the MuJoCo backend)."""
+    result = subprocess.run([sys.executable, "-c", SKILLS_SCRIPT], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "loaded: []"

@@ -31,6 +31,7 @@ from backends.mujoco_kitchen.tuning import (
     LID_MASS,
     LID_OPEN,
     LID_RANGE,
+    LID_TAB_HALF,
     PANEL,
     PLINTH_HEIGHT,
     SPARE_HALF,
@@ -100,7 +101,11 @@ def lid(parent: Body, hx: float, hy: float, z: float, rgba: RGBA, kind: str) -> 
     body = Body(f"{n}_lid", (hx, 0, z), joint=Joint(f"{n}_lid_hinge", "hinge", (0, 1, 0),
                                                     range=(0.0, LID_RANGE), damping=LID_DAMPING))
     body.geoms.append(_box(f"{n}_lid_g", (-hx, 0, 0.005), (hx, hy, 0.005), shade(rgba)))
-    body.sites.append((f"{n}_handle", (-2 * hx + 0.01, 0, 0.01)))
+    # a tab at the front edge: something for the fingers to pinch (the lid is flush with the
+    # walls otherwise); physics mode lifts the lid by it
+    tab = (-2 * hx - LID_TAB_HALF[0], 0.0, 0.005)
+    body.geoms.append(_box(f"{n}_lid_tab", tab, LID_TAB_HALF, STEEL))
+    body.sites.append((f"{n}_handle", tab))
     body.mass = LID_MASS
     parent.children.append(body)
     return Hinge(f"{n}_lid_hinge", kind, LID_OPEN, f"{n}_handle", body.name)

@@ -8,12 +8,15 @@ from itertools import islice
 
 import numpy as np
 
+from backends.mujoco_kitchen.assist import KitchenAssist, assembly_misalignment
 from backends.mujoco_kitchen.deps import mujoco_module
+from backends.mujoco_kitchen.ik import R_DOWN, ArmIK, IKResult, grip_rotation, hand_rotation
 from backends.mujoco_kitchen.layout import SLOT_GAP
 from backends.mujoco_kitchen.placement import free_spots, local, slot_spots, to_world
-from backends.mujoco_kitchen.plan import CORRIDOR_X, STANDOFF, WALL_FINGER_MARGIN, Region
+from backends.mujoco_kitchen.plan import CORRIDOR_X, STANDOFF, WALL_FINGER_MARGIN, Articulation, Region
 from backends.mujoco_kitchen.robot import (
     ARM_MOUNT_Y,
+    ARM_MOUNT_Z,
     FINGER_OPEN,
     HANDS,
     LIFT_RANGE,
@@ -32,10 +35,10 @@ from backends.mujoco_kitchen.sense import (
     node_bodies,
     stand_in,
 )
+from backends.mujoco_kitchen.tuning import LID_TAB_HALF
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.graph import INSIDE, ON, SceneGraph
-from skills.interface import BasePose, Grasp, Placement
-from skills.mink_ik import R_DOWN, ArmIK, IKResult, hand_rotation
+from skills.interface import BasePose, Grasp, Handle, Placement
 
 DT = 0.002
 SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work point (m)
@@ -53,6 +56,8 @@ ROBOT_BODIES = ("robot_base", "torso", "head")
 SIDESTEP = 0.3  # base moves longer than this along y (m) ...
 LANE_BACKOFF = 0.25  # ... back off this far from the nearer of start and goal first (m)
 CARRY_ACCEL = 2.0  # peak base acceleration while a hand is closed (m/s^2)
+JOINT_SPEED = np.array([3.0, 3.0, 3.0, 3.0, 1.8, 1.8, 1.8])  # rad/s an arm joint servo follows (m: wrist)
+STOW_TURN = 1.3  # shoulder turn (rad) of a stowed arm, outward
 STRAIGHT_STEP = 0.05  # waypoint spacing of straight-line hand moves (m)
 SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
 FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
@@ -66,6 +71,14 @@ MIN_APPROACH, MAX_APPROACH = 0.12, 0.3  # descent start over a grip or release p
 APPROACH_RADIUS = 0.3  # neighbours this close (m) ...
 APPROACH_CLEARANCE = 0.06  # ... are passed this high over by the grip point (m)
 SPOT_CHOICES = 3  # placement candidates offered to a skill (tried in turn when one is out of reach)
+LEAF_CLEAR = 0.03  # the base's front stays this far from a swinging leaf's tip (m)
+DOOR_PITCH = math.radians(60)  # door bars: approach 30 deg below level (a level hand could not reach)
+PULL_REACH = 0.68  # drawers: base centre to the shut bar (m) ...
+PULL_SHOULDER_DROP = 0.3  # ... and the shoulders this far below it (m): the whole pull in reach
+DRAWER_PITCH = math.radians(60)  # drawer bars: approach 30 deg below level (45: the palm hit the top above)
+HANDLE_BAR = 0.02  # door and drawer handle bars are 2 cm thick across the fingers (bodies.py)
+DOOR_HANDLE_FRONT = 0.03  # a door's bar centre stands this far in front of the leaf's front face (m)
+DOOR_HANDLE_BEHIND = 0.05  # ... and this far in front of its back face (m)
 MAX_SPAN = 0.072  # widest side the open fingers (80 mm) close across with a margin (m)  # usable depth of a roofed region, from its front edge (m)  # spots on shelves stay this far from the compartment's sides (m)
 
 
@@ -171,8 +184,14 @@ class MujocoRobot:
 
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
+        return self._move(hand, position, hand_rotation(yaw, pitch), duration, straight)
+
+    def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
+                  duration: float = 0.5, straight: bool = False) -> bool:
+        return self._move(hand, position, grip_rotation(approach, closing), duration, straight)
+
+    def _move(self, hand: str, position: np.ndarray, rot: np.ndarray, duration: float, straight: bool) -> bool:
         self._sync_ik()
-        rot = hand_rotation(yaw, pitch)
         position = np.asarray(position, dtype=float)
         targets = [position]
         if straight:  # waypoints every STRAIGHT_STEP: a joint-space move between two far poses
@@ -193,7 +212,9 @@ class MujocoRobot:
         q0 = np.array([w.data.ctrl[a] for a in acts])
         chunk = 10
         for q in path:
-            n = _steps(duration / len(path))
+            # the wrist servos are force limited (12 N m against 5 N m s damping): a large wrist
+            # turn in too short a time lagged 0.6 rad behind and the hand stopped 12 cm short
+            n = _steps(max(duration / len(path), float(np.max(np.abs(q - q0) / JOINT_SPEED))))
             for k in range(0, n, chunk):
                 s = min(1.0, (k + chunk) / n)
                 for a, v in zip(acts, q0 + s * (q - q0), strict=True):
@@ -221,6 +242,10 @@ class MujocoRobot:
         episode (shoulder yawed ~110 deg) that puts this arm into the other arm, a cabinet side
         or a tall neighbour of what it reaches for."""
         result = self.ik[hand].solve(self.ik_q, position, rot)
+        if self._closed(hand) and self._holding_fixture(hand):
+            # a hand holding a handle must not swing through another posture (a restart from
+            # home flung the arm round with a door's bar in its fingers)
+            return result
         if not result.converged(0.015, 0.15) or self._blocked(hand, result.q):
             for home in IK_SEEDS:
                 seed = self.ik_q.copy()
@@ -284,6 +309,36 @@ class MujocoRobot:
         if not self.move_hand(hand, p, hand_yaw, duration=0.35):
             self.move_hand(hand, p + np.array([0.0, 0.0, -0.1]), hand_yaw, duration=0.35)
 
+    def stow(self, hand: str) -> None:
+        """Swing the arm out to its side (the home posture turned at the shoulder): clear of
+        the space in front of the base where the other hand works (pushing a door leaf round,
+        the left wrist hit the right hand in its carry pose)."""
+        w = self.world
+        acts = self.arm_act[hand]
+        q = np.array(PANDA_HOME, dtype=float)
+        q[0] = STOW_TURN if hand == self.hands[0] else -STOW_TURN
+        q0 = np.array([w.data.ctrl[a] for a in acts])
+        n = _steps(max(0.3, float(np.max(np.abs(q - q0) / JOINT_SPEED))))
+        chunk = 10
+        for k in range(0, n, chunk):
+            s = min(1.0, (k + chunk) / n)
+            for a, v in zip(acts, q0 + s * (q - q0), strict=True):
+                w.data.ctrl[a] = v
+            w.step(chunk)
+
+    def _holding_fixture(self, hand: str) -> bool:
+        """Whether the hand's fingers touch something that is not a free object (a handle)."""
+        w = self.world
+        free = {w.body_id(b) for b in w.movable_bodies()}
+        m = w.model
+        fingers = w.finger_ids(hand)
+        for c in w.data.contact[: w.data.ncon]:
+            a, b = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
+            other = b if a in fingers else a if b in fingers else None
+            if other is not None and other not in fingers and other not in free and other not in self._robot_bodies:
+                return True
+        return False
+
     def _closed(self, hand: str) -> bool:
         """Whether the hand's fingers are commanded closed (it may be carrying something)."""
         return bool(self.world.data.ctrl[self.finger_act[hand][0]] < FINGER_OPEN / 2)
@@ -304,18 +359,8 @@ class MujocoRobot:
         body = node_bodies(self.world).get(stand_in(self.world, node))
         return body is not None and holding_hand(self.world, body) == hand
 
-    def attach(self, hand: str, node: str) -> bool:
-        w = self.world
-        node = stand_in(w, node)
-        body = node_bodies(w)[node]
-        touching = w.contacts(w.finger_ids(hand), w.subtree(body)) > 0
-        near = float(np.linalg.norm(self.hand_position(hand) - w.body_pos(body))) < float(np.max(half_of(w, node))) + 0.03
-        if touching or near:
-            w.activate_weld(f"weld_{hand}_{body}")
-            return True
-        return False
-
     def detach(self, hand: str) -> None:
+        """Let go of an assisted weld (physics mode never makes one: then this does nothing)."""
         w = self.world
         for i in range(w.model.neq):
             name = w.model.equality(i).name
@@ -334,8 +379,13 @@ class KitchenScene:
 
     def __init__(self, world: World, assisted: bool) -> None:
         self.world = world
-        self.assisted = assisted
         self.graph: SceneGraph = world.graph0
+        # privileged help exists only in assisted mode; physics mode has none to ask for
+        self.assist: KitchenAssist | None = KitchenAssist(world, self) if assisted else None
+
+    @property
+    def assisted(self) -> bool:
+        return self.assist is not None
 
     # helpers ---------------------------------------------------------------------------------------
     def body(self, node: str) -> str:
@@ -387,7 +437,8 @@ class KitchenScene:
             return self.center(node)[0]
         return self.world.plan.stations[root][0] + STANDOFF
 
-    def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None) -> BasePose:
+    def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None, *,
+                  operate: bool = False) -> BasePose:
         p = self.center(node) if point is None else np.asarray(point)
         root = self.root_furniture(node)
         front = self.front_x(node)
@@ -395,15 +446,27 @@ class KitchenScene:
         clear = max((self.world.qpos(a.joint) for n, arts in self.world.plan.articulations.items()
                      for a in arts if a.kind == "drawer" and self.root_furniture(n) == root), default=0.0)
         x_max = front - BASE_FRONT - 0.04 - (clear + 0.1 if clear > 0.02 else 0.0)
-        if hand is None:  # articulation: stand back so handles travel toward the robot
-            arts = self.world.plan.articulations.get(node, [])
+        arts = self.world.plan.articulations.get(node, [])
+        lid = operate and all(a.kind in ("lid", "book_cover") for a in arts)
+        if hand is None or (operate and not lid):  # stand back so handles travel toward the robot
             travel = max((a.open for a in arts if a.kind == "drawer"), default=0.0)
             door = max((self._door_width(a.body) for a in arts if a.kind == "hinged_door"), default=0.0)
             x = min(front - STANDOFF - 0.6 * door, x_max)
             if travel:  # the drawer comes out toward the base
                 x = min(x, front - BASE_FRONT - 0.04 - travel - 0.1)
-            y = float(np.mean([self.handle_position(h)[1] for h in self.handles(node)])) if arts else p[1]
-            z = float(np.mean([self.handle_position(h)[2] for h in self.handles(node)])) if arts else p[2]
+            y = float(np.mean([h.position[1] for h in self.handles(node)])) if arts else p[1]
+            z = float(np.mean([h.position[2] for h in self.handles(node)])) if arts else p[2]
+            if hand is not None:  # one hand: its shoulder in front of where it works
+                y = p[1] - (ARM_MOUNT_Y if hand == "left" else -ARM_MOUNT_Y)
+                z = float(p[2])
+            if operate and door:  # swinging a leaf: clear of its sweep (it stands out a door's
+                # width at 90 deg), the hand's shoulder in line with where it works
+                hinge = min(float(h.pivot[0]) for h in self.handles(node))
+                return (hinge - door - BASE_FRONT - LEAF_CLEAR, y, 0.0, p[2] - ARM_MOUNT_Z - PULL_SHOULDER_DROP)
+            if operate and travel:  # pulling a bar from the front: measured reach of the Panda
+                # (IK from five seeds) at the pre-grasp, closed and open bar positions
+                shut = min(float((h.position - h.axis * h.opening)[0]) for h in self.handles(node))
+                return (shut - PULL_REACH, y, 0.0, z - ARM_MOUNT_Z - PULL_SHOULDER_DROP)
             return (x, y, 0.0, z - SHOULDER_DZ)
         x = min(p[0] - REACH, x_max)
         y = p[1] - (ARM_MOUNT_Y if hand == "left" else -ARM_MOUNT_Y)
@@ -613,20 +676,69 @@ class KitchenScene:
         return [self._placement(spot, loc.dst, loc.rel, half, yaw) for spot in spots]
 
     # articulations ---------------------------------------------------------------------------------
-    def handles(self, node: str) -> list[str]:
-        return [a.handle_site for a in self.world.plan.articulations.get(node, [])]
+    def handles(self, node: str) -> list[Handle]:
+        return [self._handle(a) for a in self.world.plan.articulations.get(node, [])]
 
-    def handle_position(self, handle: str) -> np.ndarray:
-        return self.world.site_pos(handle)
+    def handle(self, name: str) -> Handle:
+        return self._handle(self._articulation(name))
 
-    def drive(self, node: str, fraction: float) -> None:
-        for a in self.world.plan.articulations[node]:
-            kp = 60.0 if a.kind in ("lid", "book_cover") else 400.0
-            self.world.drive_joint(a.joint, a.closed + fraction * (a.open - a.closed), kp=kp, kv=kp / 6)
+    def _articulation(self, handle: str) -> Articulation:
+        for arts in self.world.plan.articulations.values():
+            for a in arts:
+                if a.handle_site == handle:
+                    return a
+        raise KeyError(handle)
 
-    def release_drive(self, node: str) -> None:
-        for a in self.world.plan.articulations[node]:
-            self.world.release_joint(a.joint)
+    def _handle(self, a: Articulation) -> Handle:
+        """The handle's frame from the joint and the moving body as they are now: the door,
+        drawer and lid builders (bodies.py) put the grip on a bar in front of the leaf or
+        drawer front, or on a tab at the lid's front edge."""
+        w = self.world
+        jid = int(w.model.joint(a.joint).id)
+        axis = np.array(w.data.xaxis[jid])
+        pivot = np.array(w.data.xanchor[jid])
+        R = w.body_mat(a.body)
+        grip = w.site_pos(a.handle_site)
+        opening = (w.qpos(a.joint) - a.closed) * (1.0 if a.open >= a.closed else -1.0)
+        travel = abs(a.open - a.closed)
+        if a.kind == "drawer":  # the horizontal bar pinched from the front and a little above, one
+            # finger over it, one under its back edge: straight down the palm hits the drawer front
+            # rising behind the bar, and level the Panda wrist cannot reach the near bar
+            c, s = math.cos(DRAWER_PITCH), math.sin(DRAWER_PITCH)
+            up = np.array([0.0, 0.0, 1.0])
+            return Handle(a.handle_site, grip, -axis * s - up * c, -axis * c + up * s, HANDLE_BAR, "slide", axis, grip,
+                          opening, travel, axis, 0.0, 0.0, 0.0)
+        if a.kind == "hinged_door":  # the vertical bar, fingers on either side of it
+            leaf = self._door_width(a.body)
+            approach = R[:, 0] * math.sin(DOOR_PITCH) - R[:, 2] * math.cos(DOOR_PITCH)
+            return Handle(a.handle_site, grip, approach, R[:, 1], HANDLE_BAR, "hinge", axis, pivot, opening, travel,
+                          -R[:, 0], DOOR_HANDLE_BEHIND, DOOR_HANDLE_FRONT, leaf)
+        # lids and book covers: the tab at the front edge, pinched across its width (along the
+        # hinge axis, so it turns between the fingers like a pin), from above the lid while it
+        # is below upright and from straight above once it leans back past upright
+        tip = float(np.linalg.norm(np.cross(axis, grip - pivot))) + LID_TAB_HALF[0]
+        approach = -R[:, 2] if opening <= math.pi / 2 else np.array([0.0, 0.0, -1.0])
+        return Handle(a.handle_site, grip, approach, R[:, 1], 2 * LID_TAB_HALF[1], "hinge", axis, pivot, opening,
+                      travel, R[:, 2], LID_TAB_HALF[2], -LID_TAB_HALF[2], tip)
+
+    def hand_on(self, hand: str, handle: str) -> bool:
+        """Whether both fingers of `hand` touch the part the handle belongs to."""
+        w = self.world
+        sub = w.subtree(self._articulation(handle).body)
+        fingers = [{w.body_id(f"{hand}_gripper_{a}"), w.body_id(f"{hand}_gripper_{b}")}
+                   for a, b in (("leftfinger", "finger_joint1_tip"), ("rightfinger", "finger_joint2_tip"))]
+        return all(w.contacts(f, sub) > 0 for f in fingers)
+
+    def touches(self, hand: str, handle: str) -> bool:
+        """Whether any part of `hand` touches the part the handle belongs to (a push)."""
+        w = self.world
+        hand_bodies = {i for i in range(w.model.nbody) if w.model.body(i).name.startswith(f"{hand}_gripper")}
+        return w.contacts(hand_bodies, w.subtree(self._articulation(handle).body)) > 0
+
+    def outward(self, node: str) -> np.ndarray:
+        """Kitchen furniture stands against the +x wall: the robot works from -x."""
+        del node
+        return np.array([-1.0, 0.0, 0.0])
 
     def open_fraction(self, node: str) -> float:
         return joint_fraction(self.world, node)
@@ -639,12 +751,30 @@ class KitchenScene:
         b = self.world.plan.buttons[node]
         return self.world.qpos(b.joint) <= -b.depth / 2
 
-    def join(self, part: str, target: str) -> bool:
+    def join(self, part: str, target: str) -> str | None:
+        """The snap: switch the parts' constraint on only when `part` sits on `target` aligned
+        (centres within ASSEMBLY_OFFSET across, its bottom within ASSEMBLY_OFFSET of the
+        target's top, tilt and yaw within ASSEMBLY_ANGLE) and touching it. None when joined,
+        else what was wrong."""
+        whole = self.assembly_of(part, target)
+        if whole is None:
+            return f"{part} and {target} are not parts of one assembly"
+        w = self.world
+        bp, bt = self.body(part), self.body(target)
+        error = assembly_misalignment(w.body_pos(bp), w.body_mat(bp), half_of(w, stand_in(w, part)),
+                                      w.body_pos(bt), w.body_mat(bt), half_of(w, stand_in(w, target)))
+        if error is not None:
+            return f"{part} is not aligned on {target}: {error}"
+        if w.contacts(w.subtree(bp), w.subtree(bt)) == 0:
+            return f"{part} does not touch {target}"
+        w.activate_weld(f"asm_{whole}")
+        return None
+
+    def assembly_of(self, part: str, target: str) -> str | None:
         for whole, a, b in assembly_pairs(self.graph):
             if {a, b} == {part, target}:
-                self.world.activate_weld(f"asm_{whole}")
-                return True
-        return False
+                return whole
+        return None
 
     # navigation ------------------------------------------------------------------------------------
     def route(self, room: str) -> list[BasePose]:

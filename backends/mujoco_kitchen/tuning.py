@@ -117,6 +117,8 @@ LID_OPEN = 1.9  # rad a lid (or book cover) opens: past vertical (1.57), so it s
 LID_RANGE = 2.0  # rad, the lid's hinge limit, a little past LID_OPEN
 LID_DAMPING = 0.05  # N m s/rad; set by hand (a light lid)
 LID_MASS = 0.05  # kg; set by hand
+LID_TAB_HALF = (0.0125, 0.015, 0.005)  # m, half extents of the tab at a lid's front edge: 2.5 cm
+# out in front, 3 cm wide, so the fingers pinch it across its width (physics-mode open/close)
 VESSEL_MASS = 0.3  # kg; set by hand
 ITEM_DENSITY = 400.0  # kg/m^3 of a solid item's bounding box; set by hand (light packaging)
 ITEM_MASS_RANGE = (0.05, 0.6)  # kg: light enough for the 20 N finger grip, heavy enough to settle

@@ -13,13 +13,14 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from robograph.agents import AgentUnavailable, make_agent
 from robograph.backend import Backend, InfoTotals
 from robograph.errors import BackendError
-from robograph.harness.rollout import run_rollout
-from robograph.harness.store import dumps
+from robograph.harness.rollout import RolloutOptions, run_rollout
+from robograph.harness.store import MEASURED, dumps
 from robograph.instance import TaskInstance, load_instance
 from robograph.metrics.rollout import rollout_metrics
 
@@ -32,6 +33,9 @@ class Job:
     backend: str = "symbolic"
     agent_options: Mapping[str, Any] = field(default_factory=dict)
     backend_options: Mapping[str, Any] = field(default_factory=dict)
+    options: RolloutOptions = field(default_factory=RolloutOptions)
+    media_dir: str | None = None
+    rerun: bool = False
 
     @property
     def key(self) -> str:
@@ -97,10 +101,16 @@ def run_job(job: Job) -> JobResult:
         agent = make_agent(job.agent, **dict(job.agent_options))
         backend = build_backend(job.backend, job.backend_options)
         try:
-            outcome = run_rollout(inst, agent, backend, seed=job.seed)
+            outcome = run_rollout(inst, agent, backend, seed=job.seed, options=job.options)
         finally:
             backend.close()
         metrics = rollout_metrics(outcome.trace)
+        if job.media_dir is not None:
+            from robograph.harness.media import write_rollout_media
+
+            states = outcome.trace.states  # nodes in view per media state: initial, then after each step
+            views = [sorted(states[0].visible_before)] + [sorted(s.record.visible) for s in states] if states else []
+            write_rollout_media(outcome.frames, Path(job.media_dir) / job.key.replace("#", "_seed"), job.rerun, views)
     except AgentUnavailable as exc:
         return JobResult(job.key, error=_error(job, "agent_unavailable", exc))
     except BackendError as exc:
@@ -110,17 +120,23 @@ def run_job(job: Job) -> JobResult:
     base = {"key": job.key, "seed": job.seed, "agent": job.agent, **describe(inst)}
     lines = []
     totals = InfoTotals()
-    for state, reply in zip(outcome.trace.states, outcome.replies, strict=True):
+    steps = zip(outcome.trace.states, outcome.replies, outcome.internal, outcome.timing.per_step, strict=True)
+    for state, reply, internal, timing in steps:
         totals.add(state.record.info)
         rec = state.record.to_json()
         rec.update(base)
         if state.parsed is not None:
             rec["recovery"] = state.parsed.to_json()["recovery"]
-        rec["tokens"] = [reply.prompt_tokens, reply.completion_tokens]
+        spent = [reply, *internal]  # an assisted `recover` costs a call but no step
+        rec["tokens"] = [sum(r.prompt_tokens for r in spent), sum(r.completion_tokens for r in spent)]
+        if internal:
+            rec["internal"] = [{"action": "recover", "raw": r.text} for r in internal]
+        rec[MEASURED] = {**timing.to_json(), "agent_latency_ms": round(1000.0 * sum(r.latency_s for r in spent), 3)}
         lines.append(dumps(rec))
     lines.append(
         dumps({**base, "type": "rollout", "backend": job.backend, "backend_options": dict(job.backend_options),
                "options": public_options(job.agent_options), "metrics": metrics,
+               "observation": job.options.observation.mode, "protocol": job.options.protocol,
                "execution": {"assists": totals.assist_count, "assists_per_kind": totals.assists,
                              "retries": totals.retries}})
     )

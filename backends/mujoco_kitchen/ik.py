@@ -29,6 +29,17 @@ def hand_rotation(yaw: float, pitch: float = 0.0) -> np.ndarray:
     return rz @ ry @ R_DOWN
 
 
+def grip_rotation(approach: np.ndarray, closing: np.ndarray) -> np.ndarray:
+    """Grip-site frame whose z points where the fingers point and whose x is the direction they
+    close along (`closing` is made orthogonal to `approach`)."""
+    z = np.asarray(approach, dtype=float)
+    z = z / np.linalg.norm(z)
+    x = np.asarray(closing, dtype=float)
+    x = x - z * float(x @ z)
+    x = x / np.linalg.norm(x)
+    return np.column_stack([x, np.cross(z, x), z])
+
+
 def _mink() -> Any:
     try:
         return import_module("mink")

@@ -1,0 +1,367 @@
+"""open / close: drawers, hinged doors, lids and book covers.
+
+Physics mode moves a joint only through contact: the hand pinches the handle and pulls it along
+the slide or the arc (waypoints with the grasp held, the hand turning with the leaf); where a
+wide swing outruns the wrist, or the handle faces away from the robot (a door folded flat
+against the front, a lid leaning back), the hand lets go, goes round the leaf's free edge and
+pushes the leaf along the rest of its arc. Assisted mode servos the joint while the hands
+follow the handles (`Scene.assist`), and says so in `SkillResult.assists`.
+
+Everything is computed from `Scene.handles` (grip point, approach and closing directions,
+axis, pivot): nothing here assumes which way the furniture faces.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from skills.interface import OK, Assist, Handle, Robot, Scene, SkillResult
+
+GRASP_SWING = math.radians(40)  # a hinge is pulled with the grasp held at most this far: far
+# enough to reach round the leaf's edge, and the arm stays clear of the leaf's sweep
+LID_SWING = math.radians(110)  # a lid (horizontal hinge) is lifted past upright with the grasp held
+ARC_STEP = math.radians(6)  # waypoint spacing along an arc
+SLIDE_SPEED = 0.25  # drawer pull speed (m/s)
+SLIDE_FULL = 0.9  # a drawer is pulled to this fraction of its travel
+SLIDE_TOLERANCE = 0.02  # a drawer within this of where it was pulled to got there (m)
+PRE_HANDLE = 0.10  # the hand lines up this far in front of a handle before going onto it (m)
+CENTRE_TRIES = 2  # re-measure the grip point against the handle and correct this often ...
+CENTRE_TOLERANCE = 0.004  # ... until within this (m): one finger on the bar before the other pushed it
+CENTRE_MAX = 0.03
+FINGER_CLEAR = 0.03  # open fingers: this much wider than the handle (m)
+CLEAR = 0.08  # going round a leaf's free edge: this far clear of it (m)
+PUSH_OFFSET = 0.035  # a pushing hand's grip point aims this far off the face it pushes (m):
+# about the palm's half width, so the palm's side presses it
+PUSH_LEAD = math.radians(6)  # the pushing hand aims this far ahead of the leaf
+PUSH_ROUNDS = 3  # a push that runs out of reach goes on from a new base pose, this often in all
+PUSH_PROGRESS = math.radians(5)  # ... while the last round moved the leaf at least this far
+PUSH_RADIUS = 1.0  # push at this fraction of the handle's distance from the axis (nearer the
+# hinge: a shorter path for the arm, plenty of lever for a light leaf)
+STANCE_BACK = 0.4  # m: regrasping, the shoulder lines up with a point this far behind the handle
+PULLS = 4  # a hinge is taken and pulled at most this often
+DOOR_OPEN_ENOUGH = 0.62  # a leaf pulled open past this fraction of its travel is left there
+# (the world reads a joint past half its travel as open; doors open to 178 deg, so this is
+# 110 deg, where the handle still faces the robot)
+DONE = 0.6  # the skill's own check: at least this fraction of the travel (open) ...
+SHUT = 0.15  # ... at most this fraction (closed)
+HANDLE_PITCH = math.radians(60)  # assisted: handle approach 30 deg below horizontal
+HANDLE_STANDOFF = 0.03  # assisted: the hand follows this far in front of the handle
+FOLLOW_STEPS = 5  # assisted: servo set points along the travel
+DOWN = np.array([0.0, 0.0, -1.0])  # world z is up (skills.interface)
+
+
+def rotate(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
+    """`v` turned by `angle` about the unit vector `axis` (Rodrigues)."""
+    v = np.asarray(v, dtype=float)
+    k = np.asarray(axis, dtype=float)
+    c, s = math.cos(angle), math.sin(angle)
+    return v * c + np.cross(k, v) * s + k * float(k @ v) * (1.0 - c)
+
+
+def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillResult:
+    handles = scene.handles(node)
+    if not handles:
+        return SkillResult(False, f"{node} has no handle")
+    assist = scene.assist
+    if assist is not None:
+        robot.drive_base(scene.work_pose(node, None))
+        return _servo_with_hands_following(robot, scene, assist, node, handles, opening)
+    messages: list[str] = []
+    retries = 0
+    for first, handle in assign_hands(robot, handles, opening):
+        # the preferred hand first; when it misses (out of reach, slipped), the other hand
+        # tries from where the leaf now is
+        for hand in [first, *(h for h in robot.hands if h != first)]:
+            handle = scene.handle(handle.name)  # as it is now (a leaf may have moved)
+            robot.drive_base(scene.work_pose(node, hand, handle.position, operate=True))
+            handle = scene.handle(handle.name)
+            result = _slide(robot, scene, hand, handle, opening) if handle.kind == "slide" else \
+                _swing(robot, scene, node, hand, handle, opening)
+            robot.carry(hand)
+            if result.ok or _done(scene.handle(handle.name), opening):
+                break
+            messages.append(result.message)
+            retries += 1
+    robot.wait(0.2)  # a pushed leaf comes to rest (a lid past its balance point falls open)
+    return replace(_check(scene, node, opening, messages), retries=retries)
+
+
+def _done(h: Handle, opening: bool) -> bool:
+    return h.opening >= DONE * h.travel if opening else h.opening <= SHUT * h.travel
+
+
+def _swing_limit(h: Handle) -> float:
+    """How far a hinge is pulled with the grasp held: a lid (horizontal axis) past upright,
+    after which it falls open; a door as far as the wrist keeps its grip."""
+    return GRASP_SWING if abs(float(h.axis @ DOWN)) > 0.7 else LID_SWING
+
+
+def _check(scene: Scene, node: str, opening: bool, messages: list[str],
+           assists: tuple[str, ...] = ()) -> SkillResult:
+    frac = scene.open_fraction(node)
+    why = f" ({'; '.join(messages)})" if messages else ""
+    if opening and frac < DONE:
+        return SkillResult(False, f"{node} opened only {frac:.0%}{why}", assists)
+    if not opening and frac > SHUT:
+        return SkillResult(False, f"{node} still {frac:.0%} open{why}", assists)
+    return SkillResult(True, "", assists)
+
+
+def assign_hands(robot: Robot, handles: list[Handle], opening: bool = True) -> list[tuple[str, Handle]]:
+    """Each handle to a different hand, the pairing with the lower total cost (`_cost`)."""
+    hands = list(robot.hands)
+    if len(handles) == 1 or len(hands) == 1:
+        best = min(hands, key=lambda hand: _cost(robot, hand, handles[0], opening))
+        return [(best, h) for h in handles]
+    a, b = hands[0], hands[1]
+    h0, h1 = handles[0], handles[1]
+    straight = _cost(robot, a, h0, opening) + _cost(robot, b, h1, opening)
+    crossed = _cost(robot, a, h1, opening) + _cost(robot, b, h0, opening)
+    pairs = [(a, h0), (b, h1)] if straight <= crossed else [(a, h1), (b, h0)]
+    return pairs + [(pairs[-1][0], h) for h in handles[2:]]
+
+
+def _cost(robot: Robot, hand: str, h: Handle, opening: bool) -> float:
+    """A drawer: the nearer hand. A hinge: the hand on the side the grip turns toward as the
+    leaf swings (a left door pulled open by the left hand folded its wrist into the forearm
+    after 60 deg; the right hand swung it to 118 deg)."""
+    offset = robot.hand_position(hand) - h.position
+    if h.kind == "slide" or not _turns(h):
+        return float(np.linalg.norm(offset[:2]))
+    del opening  # the same hand both ways: it works the same arc
+    turn = rotate(h.approach, h.axis, _swing_limit(h)) - h.approach
+    return -float(offset[:2] @ turn[:2])
+
+
+def _turns(h: Handle) -> bool:
+    """Whether the hand turns with the leaf: fingers closing along the hinge axis hold the
+    handle like a pin instead (the leaf turns between them: a lid's tab)."""
+    return abs(float(h.closing @ h.axis)) < 0.9
+
+
+def take_handle(robot: Robot, scene: Scene, hand: str, h: Handle) -> SkillResult:
+    """Line up in front of the handle, go onto it and close the fingers; the hold is checked
+    by contact (both fingers on the handle's part)."""
+    width = min(1.0, (h.span + FINGER_CLEAR) / robot.max_opening)
+    robot.gripper(hand, width)
+    if not robot.move_grip(hand, h.position - h.approach * PRE_HANDLE, h.approach, h.closing, duration=0.4):
+        return SkillResult(False, f"handle {h.name} is out of reach of the {hand} hand")
+    robot.move_grip(hand, h.position, h.approach, h.closing, duration=0.3, straight=True)
+    for _ in range(CENTRE_TRIES):  # centre the fingers on the bar (IK and tracking leave ~1 cm)
+        miss = h.position - robot.hand_position(hand)
+        if float(np.linalg.norm(miss)) < CENTRE_TOLERANCE:
+            break
+        if float(np.linalg.norm(miss)) > CENTRE_MAX:  # stopped by something: not a tracking error
+            break
+        robot.move_grip(hand, robot.hand_position(hand) + miss, h.approach, h.closing, duration=0.15)
+    robot.gripper(hand, 0.0)
+    if not scene.hand_on(hand, h.name):
+        robot.gripper(hand, width)
+        return SkillResult(False, f"no hand on the handle {h.name}")
+    return OK
+
+
+def _let_go(robot: Robot, hand: str, h: Handle, approach: np.ndarray, closing: np.ndarray,
+            ahead: np.ndarray | None = None) -> None:
+    """Open the fingers and back off the handle; `ahead`: also move along the way the leaf
+    was going (backing straight off a door's bar, a finger and then the palm dragged it
+    back 0.1 rad: touching it on the way ahead only helps)."""
+    robot.gripper(hand, min(1.0, (h.span + FINGER_CLEAR) / robot.max_opening) if ahead is None else 1.0)
+    away = -approach if ahead is None else (ahead - approach) / math.sqrt(2.0)
+    robot.move_grip(hand, robot.hand_position(hand) + away * PRE_HANDLE, approach, closing, duration=0.25,
+                    straight=True)
+
+
+def _slide(robot: Robot, scene: Scene, hand: str, h: Handle, opening: bool) -> SkillResult:
+    """Pinch the drawer's bar and pull (push) it along the slide."""
+    # pulled to 90 % of the travel: the last centimetres of a drawer run into its stop, and a
+    # hand pulling on slid off the bar
+    dist = (h.travel * SLIDE_FULL if opening else 0.0) - h.opening
+    if abs(dist) < 0.01:
+        return OK
+    taken = take_handle(robot, scene, hand, h)
+    if not taken.ok:
+        return taken
+    end = h.position + h.axis * dist
+    robot.move_grip(hand, end, h.approach, h.closing, duration=max(0.4, abs(dist) / SLIDE_SPEED), straight=True)
+    held = scene.hand_on(hand, h.name)
+    _let_go(robot, hand, h, h.approach, h.closing)
+    if not held and abs(scene.handle(h.name).opening - (h.opening + dist)) > SLIDE_TOLERANCE:
+        return SkillResult(False, f"the handle {h.name} slipped out of the {hand} hand")
+    return OK
+
+
+FACING = 0.5  # a handle whose approach points less than this toward the robot can be taken
+
+
+def _faces_robot(scene: Scene, node: str, h: Handle) -> bool:
+    """Whether the handle can be taken from the robot's side: its approach points away from
+    the robot (a leaf folded back or leaning away shows the robot its back)."""
+    return float(h.approach @ scene.outward(node)) < FACING
+
+
+def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening: bool) -> SkillResult:
+    """Pull a hinged leaf with the grasp held as far as the wrist keeps its grip, let go and
+    take the handle again where it now is (a door: 40 deg per pull), while the handle faces
+    the robot; a leaf open far enough is left there; what is left is pushed."""
+    goal = h.travel if opening else 0.0
+    if abs(goal - h.opening) < 0.03:
+        return OK
+    sign = 1.0 if goal > h.opening else -1.0
+    pulled: tuple[np.ndarray, np.ndarray] | None = None  # the hand's last frame on the handle
+    for pull in range(PULLS):
+        if not _faces_robot(scene, node, h) or _enough(h, opening):
+            break
+        if pull:  # the shoulder behind the handle along its approach, where it is now (in
+            # line with the handle, the wrist folded into the forearm as the approach turned);
+            # the hand stays on the handle's side of the leaf (on its way to the carry pose it
+            # crossed the leaf and pushed the door 15 deg back)
+            back = h.approach - DOWN * float(h.approach @ DOWN)
+            robot.drive_base(scene.work_pose(node, hand, h.position - back * STANCE_BACK, operate=True))
+            h = scene.handle(h.name)
+        taken = take_handle(robot, scene, hand, h)
+        if not taken.ok:
+            return taken
+        # a lid lifted past upright falls open on its own
+        approach, closing = pull_hinge(robot, hand, h, sign * min(abs(goal - h.opening), _swing_limit(h)))
+        pulled = approach, closing
+        held = scene.hand_on(hand, h.name)
+        grip = robot.hand_position(hand)
+        ahead = sign * np.cross(h.axis, grip - h.pivot)
+        _let_go(robot, hand, h, approach, closing, ahead / max(float(np.linalg.norm(ahead)), 1e-9))
+        if not held:
+            return SkillResult(False, f"the handle {h.name} slipped out of the {hand} hand")
+        before, h = h.opening, scene.handle(h.name)
+        if abs(goal - h.opening) < 0.03 or abs(h.opening - before) < PUSH_PROGRESS:
+            break
+    if abs(goal - h.opening) < 0.03 or _enough(h, opening):
+        if pulled is not None:
+            _clear_edge(robot, hand, h, *pulled)
+        return OK
+    for other in robot.hands:  # the hand goes round the leaf's edge, toward the middle of the base
+        if other != hand:
+            robot.stow(other)
+    result = SkillResult(False, f"{h.name} was not pushed")
+    for push in range(PUSH_ROUNDS):
+        if push:  # stand where the arm reaches the middle of the arc still to go
+            robot.carry(hand)
+            middle = h.pivot + rotate(h.position - h.pivot, h.axis, (goal - h.opening) / 2)
+            robot.drive_base(scene.work_pose(node, hand, middle, operate=True))
+        result = _push(robot, scene, hand, h, opening, goal - h.opening)
+        before, h = h.opening, scene.handle(h.name)
+        if abs(goal - h.opening) < 0.03 or abs(h.opening - before) < PUSH_PROGRESS:
+            break
+    return result
+
+
+def _clear_edge(robot: Robot, hand: str, h: Handle, approach: np.ndarray, closing: np.ndarray) -> None:
+    """Move the hand out past the leaf's free edge, on the side it is on: going straight to
+    its carry pose it crossed the leaf and pushed a door 15 deg back."""
+    p = robot.hand_position(hand)
+    radial = p - h.pivot
+    radial = radial - h.axis * float(radial @ h.axis)
+    r = float(np.linalg.norm(radial))
+    if h.kind == "slide" or r < 1e-6 or r >= h.tip + CLEAR:
+        return
+    robot.move_grip(hand, p + radial / r * (h.tip + CLEAR - r), approach, closing, duration=0.3, straight=True)
+
+
+def _enough(h: Handle, opening: bool) -> bool:
+    """A door pulled open this far is left there: pushing it round to lie flat means a hand
+    behind the leaf and the base inside its sweep (out of reach of this arm)."""
+    return opening and h.opening >= DOOR_OPEN_ENOUGH * h.travel
+
+
+def pull_hinge(robot: Robot, hand: str, h: Handle, angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Move a hand holding `h` along the leaf's arc by `angle` (waypoints, the hand turning
+    with the leaf) as far as the arm reaches; returns the hand's last approach and closing
+    directions. Whether the leaf came along is up to the fingers' grip."""
+    n = max(1, math.ceil(abs(angle) / ARC_STEP))
+    approach, closing = h.approach, h.closing
+    turn = _turns(h)
+    for k in range(1, n + 1):
+        phi = angle * k / n
+        a, c = (rotate(h.approach, h.axis, phi), rotate(h.closing, h.axis, phi)) if turn else (approach, closing)
+        if not robot.move_grip(hand, h.pivot + rotate(h.position - h.pivot, h.axis, phi), a, c, duration=0.12):
+            break
+        approach, closing = a, c
+    return approach, closing
+
+
+def _push(robot: Robot, scene: Scene, hand: str, h: Handle, opening: bool, angle: float) -> SkillResult:
+    """Push the leaf's trailing face (opening: its back, closing: its front) along the arc by
+    `angle` with the side of the hand, pointing along the leaf toward the hinge, its fingers
+    closing along the hinge axis (the palm's long side then lies along the leaf)
+    (its forearm then stays beyond the free edge; pointing down, the wrist hit the leaf of a
+    door open 30 deg); reached round the free edge when the hand is on the other side."""
+    normal = -h.face if opening else h.face  # out of the pushed face, toward the hand
+    point = h.position - h.face * (h.behind if opening else h.front)
+    radial = point - h.pivot
+    radial = radial - h.axis * float(radial @ h.axis)
+    r = float(np.linalg.norm(radial))
+    u = radial / r
+    base = point - radial  # on the axis, level with the handle
+    robot.gripper(hand, 0.0)
+    hand_side = float((robot.hand_position(hand) - point) @ normal)
+    path = []
+    if hand_side < 0.0:  # round the free edge, clear of it
+        around = base + u * (h.tip + CLEAR)
+        path += [around - normal * CLEAR, around + normal * CLEAR]
+    path.append(base + u * r * PUSH_RADIUS + normal * CLEAR)
+    for p in path:
+        if not robot.move_grip(hand, p, -u, h.axis, duration=0.3):
+            return SkillResult(False, f"the {hand} hand cannot reach round {h.name}")
+    n = max(1, math.ceil(abs(angle) / ARC_STEP))
+    sign = 1.0 if angle > 0 else -1.0
+    pushed = False
+    nk, uk = normal, u
+    for k in range(0, n + 1):
+        phi = angle * k / n + sign * PUSH_LEAD
+        nk, uk = rotate(normal, h.axis, phi), rotate(u, h.axis, phi)
+        if not robot.move_grip(hand, base + uk * r * PUSH_RADIUS + nk * PUSH_OFFSET, -uk, h.axis, duration=0.12):
+            break
+        pushed = pushed or scene.touches(hand, h.name)
+    robot.move_grip(hand, robot.hand_position(hand) + nk * CLEAR, -uk, h.axis, duration=0.2)
+    return OK if pushed else SkillResult(False, f"the {hand} hand never touched {h.name}")
+
+
+def _servo_with_hands_following(robot: Robot, scene: Scene, assist: Assist, node: str, handles: list[Handle],
+                                opening: bool) -> SkillResult:
+    """Assisted: the joint servo moves while the hands follow the handles (the hands do not
+    need to hold them)."""
+    target = 1.0 if opening else 0.0
+    start = scene.open_fraction(node)
+    out = scene.outward(node)
+    approach = -out * math.sin(HANDLE_PITCH) + DOWN * math.cos(HANDLE_PITCH)
+    closing = np.cross(out, -DOWN)
+    follow: list[tuple[str, str]] = []
+    pairs = assign_hands(robot, handles, opening)
+    for hand, h in pairs:
+        robot.gripper(hand, 1.0)
+        if robot.move_grip(hand, h.position + out * 0.10, approach, closing, duration=0.4) and \
+                robot.move_grip(hand, h.position + out * HANDLE_STANDOFF, approach, closing, duration=0.3):
+            follow.append((hand, h.name))
+    for k in range(1, FOLLOW_STEPS + 1):
+        assist.servo(node, start + (target - start) * k / FOLLOW_STEPS)
+        still = []
+        for hand, name in follow:
+            if robot.move_grip(hand, scene.handle(name).position + out * HANDLE_STANDOFF, approach, closing,
+                               duration=0.12):
+                still.append((hand, name))
+        follow = still
+        if not follow:
+            break
+    for hand, _ in pairs:
+        robot.move_grip(hand, robot.hand_position(hand) + out * 0.12 - DOWN * 0.03, approach, closing, duration=0.25)
+        robot.carry(hand)
+    assist.servo(node, target)
+    for _ in range(6):
+        robot.wait(0.15)
+        if abs(scene.open_fraction(node) - target) < 0.05:
+            break
+    assist.release_servo(node)
+    robot.wait(0.15)  # without the servo: a lid resting on a too-tall content springs back up
+    return _check(scene, node, opening, [], assists=(f"servo {node}",))

@@ -1,0 +1,191 @@
+"""Physics mode: the robot's hand does the work. Each test records the joint and the hand's
+contacts at every physics step and checks that the joint moved only while the hand touched
+it, and that the same motion without the hold leaves it where it was."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("requires_mujoco")]
+
+COAST_S = 0.15  # a released drawer or button may coast this long on its own momentum (s)
+MOVED = 1e-4  # a joint change per step above this counts as motion (m or rad)
+
+
+def _kitchen(assisted: bool = False):
+    from backends.mujoco_kitchen.embodiment import KitchenScene, MujocoRobot
+    from backends.mujoco_kitchen.samples import skills_playground
+    from backends.mujoco_kitchen.world import World
+
+    inst = skills_playground()
+    world = World.build(inst.graph)
+    robot = MujocoRobot(world)
+    scene = KitchenScene(world, assisted=assisted)
+    scene.graph = inst.graph
+    return world, robot, scene
+
+
+class StepLog:
+    """Per physics step: a joint's position and whether the given hand bodies touch a body."""
+
+    def __init__(self, world, joint: str, touched: str, hand_bodies: set[int]) -> None:
+        self.world, self.joint = world, joint
+        self.touched = world.subtree(touched)
+        self.hand = hand_bodies
+        self.q: list[float] = []
+        self.contact: list[bool] = []
+        step = world.step
+
+        def logged(n: int = 1) -> None:
+            for _ in range(n):
+                step(1)
+                self.q.append(world.qpos(joint))
+                self.contact.append(world.contacts(self.hand, self.touched) > 0)
+
+        world.step = logged
+
+    def moved_without_touch(self, coast_s: float = COAST_S) -> list[int]:
+        """Steps where the joint moved with no contact in the last `coast_s` seconds."""
+        dt = float(self.world.model.opt.timestep)
+        window = max(1, round(coast_s / dt))
+        last_touch = -10**9
+        bad = []
+        for i in range(1, len(self.q)):
+            if self.contact[i] or self.contact[i - 1]:
+                last_touch = i
+            if abs(self.q[i] - self.q[i - 1]) > MOVED and i - last_touch > window:
+                bad.append(i)
+        return bad
+
+
+def _fingers(world, hand: str) -> set[int]:
+    return world.finger_ids(hand)
+
+
+def _drawer(world):
+    a = world.plan.articulations["sideboard_drawer"][0]
+    return a
+
+
+def test_drawer_opens_and_closes_only_through_the_fingers_on_its_handle() -> None:
+    from skills.articulation import articulate
+
+    world, robot, scene = _kitchen()
+    a = _drawer(world)
+    logs = [StepLog(world, a.joint, a.body, _fingers(world, hand)) for hand in robot.hands]
+    result = articulate(robot, scene, "sideboard_drawer", opening=True)
+    assert result.ok, result.message
+    assert result.assists == ()
+    assert scene.open_fraction("sideboard_drawer") >= 0.85
+    # the logs wrap one another: the outer one saw every step
+    q = np.array(logs[-1].q)
+    assert q.max() - q.min() > 0.2
+    touched = np.logical_or(logs[0].contact, logs[1].contact)
+    merged = logs[-1]
+    merged.contact = list(touched)
+    assert merged.moved_without_touch() == []
+    assert articulate(robot, scene, "sideboard_drawer", opening=False).ok
+    assert scene.open_fraction("sideboard_drawer") <= 0.15
+
+
+def test_the_same_pull_with_open_fingers_leaves_the_drawer_shut() -> None:
+    from skills.articulation import take_handle
+
+    world, robot, scene = _kitchen()
+    a = _drawer(world)
+    open_gripper = robot.gripper
+    robot.gripper = lambda hand, opening: open_gripper(hand, max(opening, 0.7))  # fingers never close
+    h = scene.handles("sideboard_drawer")[0]
+    hand = "left"
+    robot.drive_base(scene.work_pose("sideboard_drawer", hand, h.position, operate=True))
+    h = scene.handle(h.name)
+    taken = take_handle(robot, scene, hand, h)
+    assert not taken.ok and "no hand on the handle" in taken.message
+    q0 = world.qpos(a.joint)
+    robot.move_grip(hand, h.position + h.axis * 0.2, h.approach, h.closing, duration=0.8, straight=True)
+    assert abs(world.qpos(a.joint) - q0) < 0.01
+
+
+def test_a_door_swings_only_while_the_fingers_hold_its_handle() -> None:
+    from skills.articulation import pull_hinge, take_handle
+
+    world, robot, scene = _kitchen()
+    a = world.plan.articulations["pantry_cabinet"][0]
+    hand = "left"
+    h = scene.handles("pantry_cabinet")[0]
+    robot.drive_base(scene.work_pose("pantry_cabinet", hand, h.position, operate=True))
+    h = scene.handle(h.name)
+    log = StepLog(world, a.joint, a.body, _fingers(world, hand))
+    assert take_handle(robot, scene, hand, h).ok
+    pull_hinge(robot, hand, h, math.radians(30))
+    assert scene.hand_on(hand, h.name)
+    assert world.qpos(a.joint) > math.radians(20)
+    assert log.moved_without_touch(coast_s=0.0) == []
+
+    world, robot, scene = _kitchen()  # the same pull, fingers kept open
+    open_gripper = robot.gripper
+    robot.gripper = lambda hand, opening: open_gripper(hand, max(opening, 0.7))
+    h = scene.handles("pantry_cabinet")[0]
+    robot.drive_base(scene.work_pose("pantry_cabinet", hand, h.position, operate=True))
+    h = scene.handle(h.name)
+    assert not take_handle(robot, scene, hand, h).ok
+    robot.move_grip(hand, h.position, h.approach, h.closing, duration=0.3)
+    pull_hinge(robot, hand, h, math.radians(30))
+    assert world.qpos(a.joint) < math.radians(2)
+
+
+def test_a_button_is_pressed_by_the_finger() -> None:
+    from skills import primitives as sk
+
+    world, robot, scene = _kitchen()
+    b = world.plan.buttons["table_lamp"]
+    hand = "left"
+    log = StepLog(world, b.joint, world.model.body(world.model.jnt_bodyid[world.model.joint(b.joint).id]).name,
+                  _fingers(world, hand))
+    result = sk.press(robot, scene, "table_lamp", hand)
+    assert result.ok, result.message
+    assert scene.pressed("table_lamp")
+    assert any(log.contact)
+    assert log.moved_without_touch(coast_s=0.0) == []
+
+
+def test_assembly_snaps_only_when_the_parts_are_aligned_and_touching() -> None:
+    world, _robot, scene = _kitchen()
+    nose, base = scene.body("rocket_nose"), scene.body("rocket_base")
+    assert scene.join("rocket_nose", "rocket_base") is not None  # side by side on the counter
+    assert not world.weld_active("asm_toy_rocket")
+    seat = world.body_pos(base) + np.array([0.0, 0.0, scene.half_extents("rocket_base")[2]
+                                           + scene.half_extents("rocket_nose")[2]])
+    world.set_free_pose(nose, seat + np.array([0.025, 0.0, 0.0]))  # 2.5 cm off centre
+    world.forward()
+    refused = scene.join("rocket_nose", "rocket_base")
+    assert refused is not None and "off centre" in refused
+    c, s = math.cos(math.radians(20) / 2), math.sin(math.radians(20) / 2)
+    world.set_free_pose(nose, seat, (c, 0.0, 0.0, s))  # centred, turned 20 deg
+    world.forward()
+    refused = scene.join("rocket_nose", "rocket_base")
+    assert refused is not None and "turned" in refused
+    world.set_free_pose(nose, seat + np.array([0.0, 0.0, 0.03]))  # aligned, 3 cm above
+    world.forward()
+    assert scene.join("rocket_nose", "rocket_base") is not None
+    world.set_free_pose(nose, seat + np.array([0.0, 0.0, 0.002]))  # seated
+    world.step(100)
+    assert scene.join("rocket_nose", "rocket_base") is None
+    assert world.weld_active("asm_toy_rocket")
+
+
+def test_assisted_mode_names_its_help() -> None:
+    from skills import primitives as sk
+
+    _world, robot, scene = _kitchen(assisted=True)
+    opened = sk.articulate(robot, scene, "sideboard_drawer", opening=True)
+    assert opened.ok and opened.assists == ("servo sideboard_drawer",)
+    grabbed = sk.grab(robot, scene, "cup", "left")
+    assert grabbed.ok and grabbed.assists == ("weld grasp cup",)
+    _world, robot, scene = _kitchen(assisted=False)
+    assert scene.assist is None
+    grabbed = sk.grab(robot, scene, "cup", "left")
+    assert grabbed.assists == ()
