@@ -64,6 +64,7 @@ def measure(path: Path, limit: float, nice: int) -> dict:
     row["status"] = run.status
     row["planner_seconds"] = round(run.seconds, 2)
     row["translate_seconds"] = run.translate_seconds
+    row["translate_cpu_seconds"] = run.translate_cpu_seconds
     if run.plan is not None:
         plan = exported.decode_plan(run.plan)
         row["plan_length"] = len(plan)
@@ -87,9 +88,11 @@ def main() -> int:
         rows.append(row)
         print(f"{row['episode']:<28} nodes {row['nodes']:>3} L_o {row['oracle_length']:>3} "
               f"actions {row.get('grounded_actions', '-'):>7} translate {row.get('translate_seconds')} s "
+              f"({row.get('translate_cpu_seconds')} CPU s) "
               f"{row['status']} {row.get('plan_length', '-')} in {row.get('planner_seconds', '-')} s", flush=True)
     solved = [r for r in rows if r["status"] == "solved"]
     translate = [r["translate_seconds"] for r in rows if r.get("translate_seconds") is not None]
+    translate_cpu = [r["translate_cpu_seconds"] for r in rows if r.get("translate_cpu_seconds") is not None]
     figures = {
         "episodes": len(rows),
         "limit_seconds": args.limit,
@@ -97,6 +100,7 @@ def main() -> int:
         "solved": len(solved),
         "solved_optimal": sum(1 for r in solved if r["optimal"] and r["replays"]),
         "translate_seconds_max": max(translate) if translate else None,
+        "translate_cpu_seconds_max": max(translate_cpu) if translate_cpu else None,
         "grounded_actions_max": max((r.get("grounded_actions", 0) for r in rows), default=0),
         "per_episode": rows,
     }
