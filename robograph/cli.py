@@ -103,6 +103,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "robograph.check_cmd:register",
     "robograph.compiler.cli:register",
     "calibration.cli:register",
+    "ros_bridge.validate:register",
 )
 
 

@@ -8,6 +8,7 @@ an exception, so one bad rollout never stops a run and is retried on resume.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import time
 import traceback
@@ -83,6 +84,46 @@ def build_backend(name: str, options: Mapping[str, Any]) -> Backend:
     return factory(**dict(options))
 
 
+class WorkerBackends:
+    """The one live backend a worker keeps across its rollouts, so a run of many rollouts does
+    not pay the backend's construction (imports, option checks, a renderer's GL context where the
+    backend keeps one across `reset`) per rollout. A rollout that raised leaves the backend in an
+    unknown state: it is closed and the next rollout builds a fresh one."""
+
+    def __init__(self) -> None:
+        self.key: tuple[str, str] | None = None
+        self.backend: Backend | None = None
+        self.built = 0  # backends constructed so far (the benchmark reports reuse with it)
+
+    def get(self, name: str, options: Mapping[str, Any]) -> Backend:
+        key = (name, dumps(dict(options)))
+        if self.backend is None or key != self.key:
+            self.discard()
+            self.backend = build_backend(name, options)
+            self.key = key
+            self.built += 1
+        return self.backend
+
+    def discard(self) -> None:
+        if self.backend is not None:
+            backend, self.backend, self.key = self.backend, None, None
+            backend.close()
+
+    def __enter__(self) -> WorkerBackends:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.discard()
+
+
+@functools.cache
+def process_backends() -> WorkerBackends:
+    """This worker process's backends (pool and Ray workers run many jobs each); closed at exit."""
+    backends = WorkerBackends()
+    atexit.register(backends.discard)
+    return backends
+
+
 def describe(inst: TaskInstance) -> dict[str, Any]:
     meta = inst.metadata
     return {
@@ -94,16 +135,19 @@ def describe(inst: TaskInstance) -> dict[str, Any]:
     }
 
 
-def run_job(job: Job) -> JobResult:
+def run_job(job: Job, backends: WorkerBackends | None = None) -> JobResult:
+    """`backends`: where the worker keeps its live backend (default: this process's)."""
     start = time.perf_counter()
+    backends = backends if backends is not None else process_backends()
     try:
         inst = load_instance(job.instance_path)
         agent = make_agent(job.agent, **dict(job.agent_options))
-        backend = build_backend(job.backend, job.backend_options)
+        backend = backends.get(job.backend, job.backend_options)
         try:
             outcome = run_rollout(inst, agent, backend, seed=job.seed, options=job.options)
-        finally:
-            backend.close()
+        except BaseException:
+            backends.discard()
+            raise
         metrics = rollout_metrics(outcome.trace)
         if job.media_dir is not None:
             from robograph.harness.media import write_rollout_media

@@ -28,7 +28,7 @@ from tqdm import tqdm
 from robograph.agents import make_agent
 from robograph.errors import DependencyNotInstalled, RoboGraphError
 from robograph.fileio import write_text_atomic
-from robograph.harness.jobs import Job, JobResult, public_options, run_job
+from robograph.harness.jobs import Job, JobResult, WorkerBackends, public_options, run_job
 from robograph.harness.observe import IMAGE_FORMATS, OBSERVATION_MODES, ObservationSpec, require_cameras
 from robograph.harness.payload import PROTOCOLS
 from robograph.harness.rollout import RolloutOptions
@@ -220,8 +220,9 @@ def _check_config(run: Path, spec: RunSpec, jobs: Sequence[Job]) -> None:
 
 def _local(jobs: Sequence[Job], workers: int) -> Generator[JobResult, None, None]:
     if workers <= 1:
-        for job in jobs:
-            yield run_job(job)
+        with WorkerBackends() as backends:  # one backend for the whole run, closed when it ends
+            for job in jobs:
+                yield run_job(job, backends)
         return
     with worker_pool(workers) as pool:  # Ctrl-C or a closed generator stops the workers at once
         todo = iter(jobs)
