@@ -135,7 +135,7 @@ class ScenePlan:
     buttons: dict[str, Button]
     items: dict[str, ItemPlan]
     stations: dict[str, tuple[float, float, float]]
-    blocking: dict[str, tuple[str, Vec3]]  # blocker -> (target, blocking position, world)
+    blocking: dict[str, tuple[str, Vec3]]  # blocker -> (target, blocking position: x, y, floor z, world)
     spares: list[str]
     robot_start: tuple[float, float, float]
     initial_open: dict[str, bool]

@@ -13,13 +13,33 @@ from __future__ import annotations
 import numpy as np
 
 from backends.mujoco_kitchen.catalog import appearance
+from backends.mujoco_kitchen.deps import mujoco_module
 from backends.mujoco_kitchen.placement import contains, free_spot, local
 from backends.mujoco_kitchen.plan import CORRIDOR_X, ItemPlan, Region
 from backends.mujoco_kitchen.robot import FINGER_OPEN, HANDS, RobotNames
-from backends.mujoco_kitchen.sense import half_of, joint_fraction, measure_location, node_bodies
+from backends.mujoco_kitchen.sense import (
+    half_of,
+    joint_fraction,
+    measure_location,
+    measure_locations,
+    measure_occlusions,
+    node_bodies,
+    pair_coverage,
+    placed_bodies,
+)
+from backends.mujoco_kitchen.tuning import (
+    BLOCKER_GAP,
+    GROW_COVER,
+    GROW_MARGIN,
+    GROW_STEP,
+    GROW_STEPS,
+    PLACE_CLEARANCE,
+    TALL,
+    TALL_COM_DROP,
+)
 from backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph.errors import BackendError
-from robograph.graph import IN_ROOM, OCCLUDES, ROBOT_ID, SceneGraph
+from robograph.graph import IN_ROOM, OCCLUDES, ROBOT_ID, Edge, SceneGraph
 from robograph.rewrite import DETACHED, HELD
 
 
@@ -53,10 +73,10 @@ def _add_nodes(world: World, graph: SceneGraph) -> None:
         body = free[0]
         app = appearance(n)
         half = np.array([app.size[1] / 2, app.size[0] / 2, app.size[2] / 2])
-        gid = int(world.model.body_geomadr[world.body_id(body)])
+        bid = world.body_id(body)
+        gid = int(world.model.body_geomadr[bid])
         world.model.geom_size[gid] = half
-        world.model.geom_rbound[gid] = float(np.linalg.norm(half))
-        world.model.geom_aabb[gid] = np.concatenate([np.zeros(3), half])
+        _refit_bounds(world, bid)
         world.model.geom_rgba[gid] = app.rgba
         world.spare_of[node] = body
         world.plan.items[node] = ItemPlan(node, body, (float(half[0]), float(half[1]), float(half[2])), "box", False)
@@ -166,6 +186,77 @@ def _across_fingers(world: World, hand: str, half: np.ndarray) -> np.ndarray:
     return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
 
 
+def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
+    """Make a blocker standing in front of its target hide it from the head camera, as the
+    layout does for G0's occluders: rebuilt as a box at least as wide as the target, grown
+    taller in GROW_STEP steps until the measured coverage passes COVER_FRACTION. A vessel (several
+    geoms) keeps its shape; reconcile then reports what it really hides."""
+    if pair_coverage(world, graph, blocker, target) >= GROW_COVER:
+        return
+    item = world.plan.items[blocker]
+    bid = world.body_id(item.body)
+    if item.hollow or int(world.model.body_geomnum[bid]) != 1:
+        return
+    pos = world.body_pos(item.body)
+    floor = float(pos[2]) - float(item.half[2]) - PLACE_CLEARANCE  # placed that far above it
+    th = half_of(world, target)
+    half = np.array([item.half[0], max(item.half[1], float(th[1]) + GROW_MARGIN), item.half[2]])
+    for _ in range(GROW_STEPS):
+        _resize_box(world, blocker, half)
+        world.set_free_pose(item.body, (pos[0], pos[1], floor + half[2] + PLACE_CLEARANCE))
+        world.forward()
+        if pair_coverage(world, graph, blocker, target) >= GROW_COVER:
+            return
+        half[2] += GROW_STEP / 2
+
+
+def _resize_box(world: World, node: str, half: np.ndarray) -> None:
+    """Turn a single-geom body into a box of half extents `half` (same mass, box inertia)."""
+    mj = mujoco_module()
+    item = world.plan.items[node]
+    bid = world.body_id(item.body)
+    gid = int(world.model.body_geomadr[bid])
+    m = world.model
+    m.geom_type[gid] = mj.mjtGeom.mjGEOM_BOX
+    m.geom_size[gid] = half
+    hx, hy, hz = (float(v) for v in half)
+    mass = float(m.body_mass[bid])
+    m.body_inertia[bid] = (mass / 3 * (hy**2 + hz**2), mass / 3 * (hx**2 + hz**2), mass / 3 * (hx**2 + hy**2))
+    # bottom-weighted as the layout builds tall items (they topple otherwise), centred if not tall
+    m.body_ipos[bid] = (0.0, 0.0, -TALL_COM_DROP * hz if hz > TALL * min(hx, hy) else 0.0)
+    # the compiler flagged a body built with its centre of mass at its origin as "same frame",
+    # and kinematics then ignores body_ipos: without this the drop above never took effect
+    m.body_sameframe[bid] = mj.mjtSameFrame.mjSAMEFRAME_NONE
+    _refit_bounds(world, bid)
+    world.plan.items[node] = ItemPlan(node, item.body, (hx, hy, hz), "box", False)
+
+
+def _refit_bounds(world: World, bid: int) -> None:
+    """Refit the collision bounds of a single-geom box body after its size or centre of mass
+    changed at run time. MuJoCo computes them once at compile time: the geom's bounding sphere
+    and box (`geom_rbound`, `geom_aabb`, geom frame) and the body's bounding-volume box
+    (`bvh_aabb`, in the body's inertial frame), which the mid-phase tests before any narrow
+    phase. A grown blocker left with its old, smaller `bvh_aabb` sank through the counter until
+    that old box touched it (2.7 cm for a croissant grown from 4 to 10 cm tall) and then read
+    IN_ROOM instead of ON."""
+    m = world.model
+    gid = int(m.body_geomadr[bid])
+    half = np.asarray(m.geom_size[gid], dtype=float)
+    m.geom_rbound[gid] = float(np.linalg.norm(half))
+    m.geom_aabb[gid] = np.concatenate([np.zeros(3), half])
+    rot_i, rot_g = _quat_matrix(m.body_iquat[bid]), _quat_matrix(m.geom_quat[gid])
+    geom_in_inertial = rot_i.T @ rot_g
+    centre = rot_i.T @ (np.asarray(m.geom_pos[gid]) - np.asarray(m.body_ipos[bid]))
+    m.bvh_aabb[int(m.body_bvhadr[bid])] = np.concatenate([centre, np.abs(geom_in_inertial) @ half])
+
+
+def _quat_matrix(quat: np.ndarray) -> np.ndarray:
+    """Rotation matrix (3, 3) of a unit quaternion (w, x, y, z)."""
+    mat = np.zeros(9)
+    mujoco_module().mju_quat2Mat(mat, np.asarray(quat, dtype=float))
+    return mat.reshape(3, 3)
+
+
 def _occlusions(world: World, graph: SceneGraph) -> None:
     """Put each active blocker in front of its target (as the head camera sees it)."""
     bodies = node_bodies(world)
@@ -191,14 +282,17 @@ def _occlusions(world: World, graph: SceneGraph) -> None:
             world.set_free_pose(bodies[target], tspot)
             world.forward()
         tl = local(world, region, world.body_pos(bodies[target]))
-        bl = np.array([tl[0] - th[0] - bh[0] - 0.012, tl[1], bh[2] + 0.003])
+        bl = np.array([tl[0] - th[0] - bh[0] - BLOCKER_GAP, tl[1], bh[2] + PLACE_CLEARANCE])
         if bl[0] - bh[0] < -region.half[0] - 0.02:
             bl[0] = -region.half[0] + bh[0]
         pos = np.asarray(region.center) + bl
         world_pos = pos if region.body == "world" else world.to_world(region.body, pos)
         world.set_free_pose(bodies[blocker], world_pos)
         world.forward()
-        world.plan.blocking[blocker] = (target, (float(world_pos[0]), float(world_pos[1]), float(world_pos[2])))
+        _grow_to_hide(world, graph, blocker, target)
+        # at floor height, as the layout records G0's blockers (callers use only x and y)
+        x, y, z = (float(v) for v in world.body_pos(bodies[blocker]))
+        world.plan.blocking[blocker] = (target, (x, y, z - float(half_of(world, blocker)[2])))
     for blocker, (target, pose) in list(world.plan.blocking.items()):
         wants_aside = blocker in graph.nodes and bool(graph.attr(blocker, "moved_aside")) \
             and graph.hand_of(blocker) is None
@@ -211,3 +305,28 @@ def _occlusions(world: World, graph: SceneGraph) -> None:
                 if spot is not None:
                     world.set_free_pose(bodies[blocker], spot)
     world.forward()
+    _clear_uncalled_cover(world, graph)
+
+
+def _clear_uncalled_cover(world: World, graph: SceneGraph) -> None:
+    """A blocker still covering the target it was put in front of, though the graph no longer
+    has it hiding that target (its OCCLUDES edge removed), moves to a free spot of its support,
+    away from where it stood. Other covers the world shows are left for reconcile to report."""
+    bodies = node_bodies(world)
+    locations = measure_locations(world, graph)
+    for blocker, target in sorted(measure_occlusions(world, graph, locations, placed_bodies(world, locations))):
+        edge = Edge(blocker, OCCLUDES, target)
+        record = world.plan.blocking.get(blocker)
+        if record is None or record[0] != target or edge in graph.edges:
+            continue
+        loc = graph.location.get(blocker)
+        region = world.plan.support_region(loc.dst, loc.rel) if loc else None
+        if region is None:
+            continue
+        here, half = world.body_pos(bodies[blocker]), half_of(world, blocker)
+        spot = free_spot(world, region, half, {bodies[blocker], bodies[target]},
+                         avoid=[(local(world, region, here), half + 0.05)])
+        if spot is not None:
+            world.set_free_pose(bodies[blocker], spot)
+            world.forward()
+            del world.plan.blocking[blocker]

@@ -1,12 +1,15 @@
 """World -> graph: read the physical state back into scene-graph facts (reconcile).
 
-Measured: every movable node's location (HELD by weld or two-finger contact, INSIDE by centre in
-a container's interior volume, ON by its bottom resting on a support region, else IN_ROOM of the
-room under it), `open` by joint position, `pressed` by button travel, `assembled` by the parts'
-weld, `moved_aside` by a blocker's displacement from its blocking pose, the robot's room by its
-base position. Relations that have no physical reading (ADJACENT, PART_OF, OCCLUDES) are taken
-from the expected graph. The expected relation is tested first, so an unchanged world always
-reads back as the same graph.
+Everything mutable is measured; only static structure (the node set, furniture and its PART_OF
+and location edges, ADJACENT rooms) comes from the expected graph. Locations: HELD by an active
+weld or finger contacts, INSIDE by the centre in a container's interior volume (innermost wins),
+ON by the bottom resting on a support region (closest wins), else IN_ROOM of the room under it.
+`open` by joint position, `pressed` by button travel, `assembled` by the parts' weld, the robot's
+room by its base position. OCCLUDES by the head camera's view (`occlusion.py`): a blocker that
+covers a target gets the edge; a blocker whose edges cover nothing any more is `moved_aside`
+(that is how the graph encodes "still there, no longer in the way"). Nothing is tested against
+the expected graph first, so an unchanged world reads back as the graph that built it only
+because the world was built right; ties between readings are broken by measurement alone.
 """
 
 from __future__ import annotations
@@ -15,24 +18,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from backends.mujoco_kitchen.occlusion import body_geoms, coverage, covered_pairs, surface, viewpoint
 from backends.mujoco_kitchen.placement import contains, local, supports
 from backends.mujoco_kitchen.robot import HANDS, RobotNames
+from backends.mujoco_kitchen.tuning import OPEN_FRACTION, PINCH_REACH
 from backends.mujoco_kitchen.world import World, assembly_pairs
-from robograph.graph import FURNITURE, IN_ROOM, INSIDE, OCCLUDES, ON, ROBOT_ID, ROOM, SceneGraph
-from robograph.rewrite import DETACHED, HELD, AddEdge, MoveNode, Rewrite, SetAttr, apply_all
-
-OPEN_FRACTION = 0.5  # open when a joint has travelled more than half way
-PINCH_REACH = 0.15  # a body held by one finger has its centre this close to the grip point (m)
-ASIDE_DISTANCE = 0.04  # a blocker displaced this far from its blocking pose is moved aside (m)
+from robograph.graph import FURNITURE, IN_ROOM, INSIDE, OCCLUDES, ON, ROBOT_ID, ROOM, Edge, SceneGraph
+from robograph.rewrite import DETACHED, HELD, AddEdge, MoveNode, RemoveEdge, Rewrite, SetAttr, apply_all
 
 Location = tuple[str, str]  # (relation, target) with relation INSIDE/ON/IN_ROOM/HELD/DETACHED
 
 
 @dataclass(frozen=True, slots=True)
 class Reading:
+    """What the world shows: each body's location, measured attributes, the robot's room, and
+    the (blocker, target) pairs the head camera sees covered, over the blockers that could be
+    measured (placed, not held)."""
+
     locations: dict[str, Location]
     attrs: dict[tuple[str, str], object]
     robot_room: str | None
+    occlusions: frozenset[tuple[str, str]] = frozenset()
+    placed_blockers: frozenset[str] = frozenset()
 
 
 def node_bodies(world: World) -> dict[str, str]:
@@ -80,42 +87,30 @@ def holding_hand(world: World, body: str, assisted_only: bool = False) -> str | 
     if assisted_only:
         return None
     sub = world.subtree(body)
+    touching = _bodies_touching(world, sub)
+    if not touching:
+        return None
     for hand in HANDS:
         left = {world.body_id(f"{hand}_gripper_leftfinger"), world.body_id(f"{hand}_gripper_finger_joint1_tip")}
         right = {world.body_id(f"{hand}_gripper_rightfinger"), world.body_id(f"{hand}_gripper_finger_joint2_tip")}
-        touch_left, touch_right = world.contacts(left, sub) > 0, world.contacts(right, sub) > 0
+        touch_left, touch_right = bool(touching & left), bool(touching & right)
         if touch_left and touch_right:
             return hand
-        if (touch_left or touch_right) and _only_touches_hand(world, sub, hand) and \
-                float(np.linalg.norm(world.body_pos(body) - world.site_pos(RobotNames.grip_site(hand)))) < PINCH_REACH:
+        if (touch_left or touch_right) and all(world.model.body(b).name.startswith(f"{hand}_") for b in touching) \
+                and float(np.linalg.norm(world.body_pos(body) - world.site_pos(RobotNames.grip_site(hand)))) < PINCH_REACH:
             return hand
     return None
 
 
-def _only_touches_hand(world: World, sub: set[int], hand: str) -> bool:
-    m = world.model
-    for c in world.data.contact[: world.data.ncon]:
-        b1, b2 = int(m.geom_bodyid[c.geom1]), int(m.geom_bodyid[c.geom2])
-        if (b1 in sub) == (b2 in sub):
-            continue
-        other = m.body(b2 if b1 in sub else b1).name
-        if not other.startswith(f"{hand}_"):
-            return False
-    return True
-
-
-def region_holds(world: World, node: str, rel: str, dst: str, graph: SceneGraph) -> bool:
-    pos = world.body_pos(node_bodies(world)[node])
-    hz = float(half_of(world, node)[2])
-    if rel == IN_ROOM:
-        return world.plan.room_at(pos[0], pos[1]) == dst and pos[2] - hz < 0.05
-    region = world.plan.support_region(dst, rel)
-    if region is None:
-        return False
-    if rel == INSIDE:
-        return contains(world, region, pos, hz)
-    return supports(world, region, pos, hz) or (not region.inside and contains(world, region, pos, hz)
-                                                 and _resting_on(world, node, dst))
+def _bodies_touching(world: World, sub: set[int]) -> set[int]:
+    """Bodies outside `sub` in contact with a body in it (one pass over the contacts, in numpy)."""
+    d = world.data
+    if d.ncon == 0:
+        return set()
+    ids = np.asarray(world.model.geom_bodyid)[np.asarray(d.contact.geom)[: d.ncon]]  # (ncon, 2)
+    inside = np.isin(ids, np.fromiter(sub, dtype=int))
+    cross = inside[:, 0] != inside[:, 1]
+    return {int(b) for b in np.where(inside[cross][:, 0], ids[cross][:, 1], ids[cross][:, 0])}
 
 
 def _resting_on(world: World, node: str, dst: str) -> bool:
@@ -127,38 +122,39 @@ def _resting_on(world: World, node: str, dst: str) -> bool:
 
 
 def measure_location(world: World, node: str, graph: SceneGraph, assisted_only: bool) -> Location:
-    body = node_bodies(world)[node]
-    hand = holding_hand(world, body, assisted_only)
+    """Where a node's body is: in a hand, else where it lies (`graph` only names the candidates)."""
+    hand = holding_hand(world, node_bodies(world)[node], assisted_only)
     if hand is not None:
         return (HELD, hand)
-    exp = graph.location.get(node)
-    if exp is not None and region_holds(world, node, exp.rel, exp.dst, graph):
-        return (exp.rel, exp.dst)
-    pos = world.body_pos(body)
+    return placed_location(world, node, graph)
+
+
+def placed_location(world: World, node: str, graph: SceneGraph) -> Location:
+    """INSIDE the innermost (smallest) container volume holding the node's centre, else ON the
+    support its bottom rests closest to, else IN_ROOM of the room under it."""
+    pos = world.body_pos(node_bodies(world)[node])
     hz = float(half_of(world, node)[2])
-    # innermost container first (smallest volume), then supports
-    best: tuple[float, Location] | None = None
-    for cand, region in world.plan.regions.items():
+    inner: list[tuple[float, str]] = []
+    for cand, region in sorted(world.plan.regions.items()):
         if cand == node or cand not in graph.nodes or not region.inside:
             continue
         if contains(world, region, pos, hz):
-            vol = region.half[0] * region.half[1] * region.height
-            if best is None or vol < best[0]:
-                best = (vol, (INSIDE, cand))
-    if best is not None:
-        return best[1]
-    supports_found: list[tuple[float, Location]] = []
+            inner.append((region.half[0] * region.half[1] * region.height, cand))
+    if inner:
+        return (INSIDE, min(inner)[1])
+    resting: list[tuple[float, str]] = []
     for cand in sorted(set(world.plan.regions) | set(world.plan.tops)):
         if cand == node or cand not in graph.nodes:
             continue
         region = world.plan.support_region(cand, ON)
         if region is None or region.inside:
             continue
-        if supports(world, region, pos, hz):
-            p = local(world, region, pos)
-            supports_found.append((abs(p[2] - hz), (ON, cand)))
-    if supports_found:
-        return min(supports_found)[1]
+        # on the floor of the support, or standing in its footprint touching it (a tall item in
+        # an open bin, leaning on its rim)
+        if supports(world, region, pos, hz) or (contains(world, region, pos, hz) and _resting_on(world, node, cand)):
+            resting.append((abs(float(local(world, region, pos)[2]) - hz), cand))
+    if resting:
+        return (ON, min(resting)[1])
     room = world.plan.room_at(pos[0], pos[1])
     return (IN_ROOM, room) if room is not None and room in graph.nodes else (DETACHED, "")
 
@@ -169,9 +165,9 @@ def joint_fraction(world: World, node: str) -> float:
     return float(np.mean(fr))
 
 
-def read(world: World, expected: SceneGraph, *, assisted_only: bool = False) -> Reading:
+def measure_locations(world: World, expected: SceneGraph, *, assisted_only: bool = False) -> dict[str, Location]:
+    """Location of every node with a body, and of every assembled whole (where its parts are)."""
     locations: dict[str, Location] = {}
-    attrs: dict[tuple[str, str], object] = {}
     pairs = {w: (a, b) for w, a, b in assembly_pairs(expected)}
     assembled = {w for w in pairs if world.weld_active(f"asm_{w}")}
     parts_of_assembled = {p for w in assembled for p in pairs[w]}
@@ -182,48 +178,112 @@ def read(world: World, expected: SceneGraph, *, assisted_only: bool = False) -> 
         elif node in bodies and expected.nodes[node].kind not in (FURNITURE, ROOM):
             locations[node] = measure_location(world, node, expected, assisted_only)
     for whole in sorted(pairs):
-        if whole in assembled:
-            a, b = pairs[whole]
-            held = [measure_location(world, p, expected, assisted_only) for p in (a, b)]
-            held_loc = next((loc for loc in held if loc[0] == HELD), None)
-            if held_loc is not None:
-                locations[whole] = held_loc
-            else:
-                exp = expected.location.get(whole)
-                low = min((a, b), key=lambda p: float(world.body_pos(bodies[p])[2]))
-                loc_low = _location_ignoring_parts(world, low, expected, exp, assisted_only)
-                locations[whole] = loc_low
-        if expected.attr(whole, "assembled") is not None or whole in assembled:
-            attrs[(whole, "assembled")] = whole in assembled
+        a, b = pairs[whole]
+        if whole not in assembled:
+            if a in bodies and b in bodies:
+                locations[whole] = (DETACHED, "")  # apart, the whole is nowhere: its parts are
+            continue
+        held = [measure_location(world, p, expected, assisted_only) for p in (a, b)]
+        held_loc = next((loc for loc in held if loc[0] == HELD), None)
+        if held_loc is not None:
+            locations[whole] = held_loc
+        else:  # the whole stands where its lower part does
+            low = min((a, b), key=lambda p: float(world.body_pos(bodies[p])[2]))
+            locations[whole] = placed_location(world, low, expected)
+    return locations
+
+
+def read(world: World, expected: SceneGraph, *, assisted_only: bool = False) -> Reading:
+    """Measure the world. `expected` supplies only the node set and static structure."""
+    locations = measure_locations(world, expected, assisted_only=assisted_only)
+    attrs: dict[tuple[str, str], object] = {}
+    for whole, _a, _b in assembly_pairs(expected):
+        welded = world.weld_active(f"asm_{whole}")
+        if expected.attr(whole, "assembled") is not None or welded:
+            attrs[(whole, "assembled")] = welded
     for node in sorted(world.plan.articulations):
         if node in expected.nodes:
             attrs[(node, "open")] = joint_fraction(world, node) > OPEN_FRACTION
     for node, button in sorted(world.plan.buttons.items()):
         if node in expected.nodes:
             attrs[(node, "pressed")] = world.qpos(button.joint) <= -button.depth / 2
-    for blocker, (_target, pose) in sorted(world.plan.blocking.items()):
-        if blocker not in expected.nodes or not expected.edges_from(blocker, OCCLUDES):
-            continue
-        if locations.get(blocker, ("", ""))[0] == HELD:
-            continue
-        moved = float(np.linalg.norm(world.body_pos(bodies[blocker])[:2] - np.asarray(pose[:2]))) > ASIDE_DISTANCE
-        attrs[(blocker, "moved_aside")] = moved
     room = None
     if ROBOT_ID in expected.nodes:
         room = world.plan.room_at(world.qpos("base_x"), world.qpos("base_y"))
-    return Reading(locations, attrs, room)
+    placed = placed_bodies(world, locations)
+    occlusions = measure_occlusions(world, expected, locations, placed)
+    return Reading(locations, attrs, room, frozenset(occlusions), placed)
 
 
-def _location_ignoring_parts(world: World, part: str, expected: SceneGraph, exp: object,
-                             assisted_only: bool) -> Location:
-    loc = measure_location(world, part, expected, assisted_only)
-    if exp is not None and region_holds(world, part, exp.rel, exp.dst, expected):  # type: ignore[attr-defined]
-        return (exp.rel, exp.dst)  # type: ignore[attr-defined]
-    return loc
+def placed_bodies(world: World, locations: dict[str, Location]) -> frozenset[str]:
+    """Nodes with a body of their own lying somewhere (not held, not an assembled part)."""
+    bodies = node_bodies(world)
+    return frozenset(n for n, (rel, _) in locations.items() if rel in (INSIDE, ON, IN_ROOM) and n in bodies)
+
+
+def pair_coverage(world: World, graph: SceneGraph, blocker: str, target: str) -> float:
+    """How much of `target` `blocker` covers, seen from the target's viewpoint (0 without one)."""
+    bodies = node_bodies(world)
+    cam = _view_of(world, graph, measure_locations(world, graph), target)
+    if cam is None or blocker not in bodies:
+        return 0.0
+    surf = surface(world, bodies[target], half_of(world, target), cam)
+    conditioned = any(e.when and e.src == blocker and e.dst == target for e in graph.edges_of(OCCLUDES))
+    return coverage(world, body_geoms(world, bodies[blocker], moving_parts=conditioned), cam, surf)
+
+
+def measure_occlusions(world: World, expected: SceneGraph, locations: dict[str, Location],
+                       placed: frozenset[str]) -> dict[tuple[str, str], float]:
+    """(blocker, target) -> coverage of the pairs the head camera sees covered, each target seen
+    from the work pose in front of the furniture it stands in or on (see occlusion.py)."""
+    views = {n: _view_of(world, expected, locations, n) for n in sorted(placed)}
+    cams = {n: cam for n, cam in views.items() if cam is not None}
+    chains = {n: _chain(expected, locations, n) for n in placed}
+    unrelated = {t: frozenset(chains[t]) | frozenset(n for n, ch in chains.items() if t in ch) for t in cams}
+    halves = {n: half_of(world, n) for n in placed}
+    conditioned = frozenset((e.src, e.dst) for e in expected.edges_of(OCCLUDES) if e.when)
+    return covered_pairs(world, cams, halves, node_bodies(world), placed, unrelated, conditioned)
+
+
+def _view_of(world: World, expected: SceneGraph, locations: dict[str, Location], node: str) -> np.ndarray | None:
+    """The head camera's position for looking at a placed node: on the station line of the
+    furniture it stands in or on, straight in front of it (None on the floor, or without a body)."""
+    bodies = node_bodies(world)
+    if node not in bodies:
+        return None
+    for anc in _chain(expected, locations, node):
+        if anc in world.plan.stations:
+            return viewpoint(world, world.plan.stations[anc], float(world.body_pos(bodies[node])[1]))
+    return None
+
+
+def _chain(expected: SceneGraph, locations: dict[str, Location], node: str) -> list[str]:
+    """Where a node stands, upwards: measured locations of movables, then the static furniture."""
+    out: list[str] = []
+    cur = node
+    while True:
+        loc = locations.get(cur)
+        if loc is not None:
+            rel, dst = loc
+            if rel not in (INSIDE, ON, IN_ROOM):
+                break
+        else:
+            edge = expected.location.get(cur)
+            if edge is None:
+                break
+            dst = edge.dst
+        if dst in out or dst == node:
+            break
+        out.append(dst)
+        cur = dst
+    return out
 
 
 def rewrites_to(expected: SceneGraph, reading: Reading, before: SceneGraph | None = None) -> list[Rewrite]:
-    """Rewrites turning `expected` into the measured graph (empty when they agree)."""
+    """Rewrites turning `expected` into the measured graph (empty when they agree). `before` is
+    not used (occlusions of an object a grab failed to pick up are measured like any other); it
+    stays for callers that pass it."""
+    del before
     out: list[Rewrite] = []
     into_hands: list[Rewrite] = []
     for node, (rel, dst) in sorted(reading.locations.items()):
@@ -238,15 +298,55 @@ def rewrites_to(expected: SceneGraph, reading: Reading, before: SceneGraph | Non
             into_hands.append(MoveNode(node, HELD, dst))
         else:
             out.append(MoveNode(node, rel, dst))
-            # an object the action failed to pick up keeps the occlusions it had
-            if before is not None and hand is not None and before.hand_of(node) is None:
-                out += [AddEdge(e) for e in before.edges_from(node, OCCLUDES) if e not in expected.edges]
     out += into_hands
     for (node, key), value in sorted(reading.attrs.items()):
         if bool(expected.attr(node, key, False)) != bool(value):
             out.append(SetAttr(node, key, value))
+    out += occlusion_rewrites(expected, reading)
     if reading.robot_room is not None and reading.robot_room != expected.robot_room():
         out.append(SetAttr(ROBOT_ID, "room", reading.robot_room))
+    return out
+
+
+def occlusion_rewrites(expected: SceneGraph, reading: Reading) -> list[Rewrite]:
+    """OCCLUDES edges and `moved_aside` from the measured coverage. The graph keeps a blocker's
+    edges while it is set aside (`moved_aside`) and drops them when it is picked up (grab), so:
+    a blocker in a hand has no edges; a placed blocker that covers nothing it has edges to is
+    moved aside; one that covers a target has an active edge to it (an attribute-conditioned
+    edge must agree with its condition under the measured attributes, else it is corrected)."""
+    out: list[Rewrite] = []
+    held = {n for n, (rel, _) in reading.locations.items() if rel == HELD}
+    blockers = {e.src for e in expected.edges_of(OCCLUDES)} | {b for b, _ in reading.occlusions}
+    for b in sorted(blockers):
+        edges = expected.edges_from(b, OCCLUDES)
+        aside = bool(expected.attr(b, "moved_aside"))
+        if b in held:  # picked up: occludes nothing, as after a grab
+            out += [RemoveEdge(e) for e in edges]
+            if aside:
+                out.append(SetAttr(b, "moved_aside", False))
+            continue
+        if b not in reading.placed_blockers:
+            continue  # no body of its own (an assembled part, a node without geometry)
+        covered = {t for blocker, t in reading.occlusions if blocker == b}
+        for e in edges:
+            if not e.when:
+                continue
+            holds = all(bool(reading.attrs.get((b, k), expected.attr(b, k, False))) == bool(v) for k, v in e.when)
+            seen = e.dst in covered
+            if holds and not seen:
+                out.append(RemoveEdge(e))
+            elif holds:
+                covered.discard(e.dst)  # accounted for by the conditioned edge
+            # covered while the condition fails: a plain edge, below
+        plain = {e.dst for e in edges if not e.when}
+        if not covered:
+            if plain and not aside:
+                out.append(SetAttr(b, "moved_aside", True))
+            continue
+        if aside:
+            out.append(SetAttr(b, "moved_aside", False))
+        out += [AddEdge(Edge(b, OCCLUDES, t)) for t in sorted(covered - plain)]
+        out += [RemoveEdge(Edge(b, OCCLUDES, t)) for t in sorted(plain - covered)]
     return out
 
 
@@ -257,6 +357,3 @@ def reconcile(world: World, expected: SceneGraph, *, before: SceneGraph | None =
     if not rewrites:
         return expected
     return apply_all(expected, rewrites)
-
-
-_ = ON

@@ -160,3 +160,30 @@ SPOT_MARGIN = 0.012  # default free gap kept to every neighbour of a free spot (
 # --- catalog -------------------------------------------------------------------------------------
 MAX_GRASP_WIDTH = 0.062  # m: the Panda gripper opens 80 mm; graspable solids are kept at most this
 # wide across their narrowest horizontal side so physics grasping is possible at all
+
+# --- occlusion measured from the head camera (occlusion.py) --------------------------------------
+COVER_FRACTION = 0.6  # share of a target's camera-facing surface weight a blocker must cover to
+# hide it (OCCLUDES); above half, so two blockers never both hide one target by halves; set by hand
+VIEW_LIFT = 0.0  # m, torso lift of the viewpoint: the robot's neutral posture
+FACE_GRID = 5  # sample points per side of each camera-facing face (25 per face); set by hand
+FACE_INSET = 0.85  # samples span this fraction of each face: points on the edges graze
+# neighbouring geometry (the support under the target) and read as covered
+SURFACE_OFFSET = 1e-3  # m samples sit outside the target's faces, so a ray to a sample does not
+# hit the target itself
+
+# --- reading the world (sense.py) ----------------------------------------------------------------
+OPEN_FRACTION = 0.5  # an articulation is open when its joints have travelled more than half way
+PINCH_REACH = 0.15  # m: a body touched by one finger only is held when its centre is this close
+# to the grip point (pinched between finger and palm); set by hand
+
+# --- realizing a new occlusion (realize.py) ------------------------------------------------------
+GROW_STEP = 0.02  # m a single-geom blocker that must hide its target grows taller per try
+GROW_STEPS = 20  # ... at most this many tries (40 cm); set by hand
+GROW_MARGIN = 0.015  # m the grown blocker is at least this much wider than the target each side
+# (the head camera sees past the edges when the base stands a little off-centre)
+GROW_COVER = 0.8  # coverage the blocker grows to, well past COVER_FRACTION: settling moves it;
+# an apple grown to 87 % in a pantry cabinet read 74 % once it dropped the 6 mm it then started
+# above its floor (PLACE_CLEARANCE was added twice); set by hand
+BLOCKER_GAP = 0.012  # m a realized blocker stands in front of its target's box; set by hand
+PLACE_CLEARANCE = 0.003  # m a teleported body starts above its support's floor, so it settles
+# onto it without penetration
