@@ -16,6 +16,30 @@ if [[ ",$extras," == *",calibration,"* ]] && [ "$(id -u)" = "0" ] && command -v 
    && ! dpkg -s libusb-1.0-0 >/dev/null 2>&1; then
   apt-get update && apt-get install -y libusb-1.0-0
 fi
+# SAPIEN renders through Vulkan. Debian 12's lavapipe (Mesa 22) finds no rendering device; Mesa 25
+# from bookworm-backports works. Installed only for the sapien extra, as root, when missing. It also
+# upgrades the EGL/OSMesa libraries MuJoCo renders with (tests/test_mujoco_world.py covers both).
+vk_pkgs="mesa-vulkan-drivers libvulkan1"
+vk_mesa_ok() {
+  dpkg -s $vk_pkgs >/dev/null 2>&1 || return 1
+  local ver
+  ver="$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null)"
+  dpkg --compare-versions "$ver" ge 25
+}
+if [[ ",$extras," == *",sapien,"* ]] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null \
+   && ! vk_mesa_ok; then
+  codename="$(. /etc/os-release && echo "${VERSION_CODENAME:-}")"
+  if [ "$codename" = "bookworm" ] && ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      > /etc/apt/sources.list.d/bookworm-backports.sources
+  fi
+  apt-get update
+  if [ "$codename" = "bookworm" ]; then
+    apt-get install -y -t bookworm-backports $vk_pkgs
+  else
+    apt-get install -y $vk_pkgs
+  fi
+fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi

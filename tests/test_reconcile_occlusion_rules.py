@@ -1,10 +1,10 @@
-"""How measured coverage becomes OCCLUDES edges and `moved_aside` (sense.occlusion_rewrites):
+"""How measured coverage becomes OCCLUDES edges and `moved_aside` (reading.occlusion_rewrites):
 pure graph logic over a given reading, so every rule is checked without a simulator, including
 the attribute-conditioned edge that no compiled indoor scene has."""
 
 from __future__ import annotations
 
-from backends.mujoco_kitchen.sense import Reading, occlusion_rewrites
+from backends.reading import Reading, occlusion_rewrites, rewrites_to
 from robograph.graph import OCCLUDES, Edge
 from robograph.rewrite import AddEdge, RemoveEdge, SetAttr, apply_all
 from tests.builders import Scene
@@ -67,3 +67,14 @@ def test_conditioned_edge_must_agree_with_its_condition() -> None:
     assert occlusion_rewrites(g, reading({("lid_box", "jar")}, True)) == []  # open and covering
     assert occlusion_rewrites(g, reading((), True)) == [RemoveEdge(edge)]  # open, yet the jar is in view
     assert occlusion_rewrites(g, reading({("lid_box", "jar")}, False)) == [AddEdge(Edge("lid_box", OCCLUDES, "jar"))]
+
+
+def test_reading_without_measured_coverage_keeps_edges_as_static_structure() -> None:
+    """A backend that measures no coverage (SAPIEN today) passes no placed blockers: its OCCLUDES
+    edges and `moved_aside` stay as the graph has them, except for a blocker in a hand."""
+    g = _scene().graph()
+    on_counter = {n: ("ON", "counter") for n in ("box", "jar", "cup")}
+    assert occlusion_rewrites(g, Reading(on_counter, {}, "kitchen")) == []
+    assert rewrites_to(g, Reading(on_counter, {}, "kitchen")) == []
+    held = {**on_counter, "box": ("HELD", "left")}
+    assert occlusion_rewrites(g, Reading(held, {}, "kitchen")) == [RemoveEdge(Edge("box", OCCLUDES, "jar"))]

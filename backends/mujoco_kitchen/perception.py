@@ -20,11 +20,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from backends.mujoco_kitchen.deps import mujoco_module
-from backends.mujoco_kitchen.placement import TOL, contains, local, supports
+from backends.mujoco_kitchen.placement import contains, local, supports
 from backends.mujoco_kitchen.plan import Region
 from backends.mujoco_kitchen.robot import CAMERA_NAMES
 from backends.mujoco_kitchen.sense import node_bodies, read
 from backends.mujoco_kitchen.world import World
+from backends.reading import TOL
 from calibration.camera import CameraModel
 from calibration.cloud import RGBDView, fuse
 from calibration.relations import Agreement, Relations, compare, infer_relations, openings

@@ -8,8 +8,9 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from backends.mujoco_kitchen.plan import Region
-from backends.mujoco_kitchen.tuning import FINGER_REACH, HAND_SIDE, SPOT_GRID, SPOT_MARGIN, SPOT_SPACING, TOL
+from backends.mujoco_kitchen.tuning import FINGER_REACH, HAND_SIDE, SPOT_GRID, SPOT_MARGIN, SPOT_SPACING
 from backends.mujoco_kitchen.world import World
+from backends.reading import TOL, resting, within
 
 
 def local(world: World, region: Region, point: np.ndarray) -> np.ndarray:
@@ -26,18 +27,12 @@ def to_world(world: World, region: Region, p_local: Iterable[float]) -> np.ndarr
 def contains(world: World, region: Region, center: np.ndarray, half_z: float) -> bool:
     """INSIDE: the object's centre lies within the region's footprint, above its floor, and
     either below the rim or standing on the floor (a tall bottle in a shallow bin)."""
-    p = local(world, region, center)
-    bottom = p[2] - half_z
-    return bool(abs(p[0]) <= region.half[0] + TOL and abs(p[1]) <= region.half[1] + TOL
-                and bottom + 0.005 >= -TOL and (p[2] <= region.height + TOL or bottom <= 0.03))
+    return within(local(world, region, center), region.half, region.height, half_z, TOL)
 
 
 def supports(world: World, region: Region, center: np.ndarray, half_z: float) -> bool:
     """ON: the object's bottom rests on the region's floor within its footprint."""
-    p = local(world, region, center)
-    bottom = p[2] - half_z
-    return bool(abs(p[0]) <= region.half[0] + TOL and abs(p[1]) <= region.half[1] + TOL
-                and -TOL <= bottom <= 0.03)
+    return resting(local(world, region, center), region.half, half_z, TOL)
 
 
 def _near(region: Region, p: np.ndarray) -> bool:

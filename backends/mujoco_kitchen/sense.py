@@ -14,32 +14,16 @@ because the world was built right; ties between readings are broken by measureme
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from backends.mujoco_kitchen.occlusion import body_geoms, coverage, covered_pairs, surface, viewpoint
 from backends.mujoco_kitchen.placement import contains, local, supports
 from backends.mujoco_kitchen.robot import HANDS, RobotNames
-from backends.mujoco_kitchen.tuning import OPEN_FRACTION, PINCH_REACH
+from backends.mujoco_kitchen.tuning import PINCH_REACH
 from backends.mujoco_kitchen.world import World, assembly_pairs
-from robograph.graph import FURNITURE, IN_ROOM, INSIDE, OCCLUDES, ON, ROBOT_ID, ROOM, Edge, SceneGraph
-from robograph.rewrite import DETACHED, HELD, AddEdge, MoveNode, RemoveEdge, Rewrite, SetAttr, apply_all
-
-Location = tuple[str, str]  # (relation, target) with relation INSIDE/ON/IN_ROOM/HELD/DETACHED
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """What the world shows: each body's location, measured attributes, the robot's room, and
-    the (blocker, target) pairs the head camera sees covered, over the blockers that could be
-    measured (placed, not held)."""
-
-    locations: dict[str, Location]
-    attrs: dict[tuple[str, str], object]
-    robot_room: str | None
-    occlusions: frozenset[tuple[str, str]] = frozenset()
-    placed_blockers: frozenset[str] = frozenset()
+from backends.reading import Location, Reading, is_open, rewrites_to
+from robograph.graph import FURNITURE, IN_ROOM, INSIDE, OCCLUDES, ON, ROBOT_ID, ROOM, SceneGraph
+from robograph.rewrite import DETACHED, HELD, apply_all
 
 
 def node_bodies(world: World) -> dict[str, str]:
@@ -203,7 +187,7 @@ def read(world: World, expected: SceneGraph, *, assisted_only: bool = False) -> 
             attrs[(whole, "assembled")] = welded
     for node in sorted(world.plan.articulations):
         if node in expected.nodes:
-            attrs[(node, "open")] = joint_fraction(world, node) > OPEN_FRACTION
+            attrs[(node, "open")] = is_open(joint_fraction(world, node))
     for node, button in sorted(world.plan.buttons.items()):
         if node in expected.nodes:
             attrs[(node, "pressed")] = world.qpos(button.joint) <= -button.depth / 2
@@ -276,77 +260,6 @@ def _chain(expected: SceneGraph, locations: dict[str, Location], node: str) -> l
             break
         out.append(dst)
         cur = dst
-    return out
-
-
-def rewrites_to(expected: SceneGraph, reading: Reading, before: SceneGraph | None = None) -> list[Rewrite]:
-    """Rewrites turning `expected` into the measured graph (empty when they agree). `before` is
-    not used (occlusions of an object a grab failed to pick up are measured like any other); it
-    stays for callers that pass it."""
-    del before
-    out: list[Rewrite] = []
-    into_hands: list[Rewrite] = []
-    for node, (rel, dst) in sorted(reading.locations.items()):
-        hand = expected.hand_of(node)
-        edge = expected.location.get(node)
-        current: Location = (HELD, hand) if hand else ((edge.rel, edge.dst) if edge else (DETACHED, ""))
-        if current == (rel, dst):
-            continue
-        if rel == HELD:
-            if hand is not None:
-                out.append(MoveNode(node, DETACHED, ""))
-            into_hands.append(MoveNode(node, HELD, dst))
-        else:
-            out.append(MoveNode(node, rel, dst))
-    out += into_hands
-    for (node, key), value in sorted(reading.attrs.items()):
-        if bool(expected.attr(node, key, False)) != bool(value):
-            out.append(SetAttr(node, key, value))
-    out += occlusion_rewrites(expected, reading)
-    if reading.robot_room is not None and reading.robot_room != expected.robot_room():
-        out.append(SetAttr(ROBOT_ID, "room", reading.robot_room))
-    return out
-
-
-def occlusion_rewrites(expected: SceneGraph, reading: Reading) -> list[Rewrite]:
-    """OCCLUDES edges and `moved_aside` from the measured coverage. The graph keeps a blocker's
-    edges while it is set aside (`moved_aside`) and drops them when it is picked up (grab), so:
-    a blocker in a hand has no edges; a placed blocker that covers nothing it has edges to is
-    moved aside; one that covers a target has an active edge to it (an attribute-conditioned
-    edge must agree with its condition under the measured attributes, else it is corrected)."""
-    out: list[Rewrite] = []
-    held = {n for n, (rel, _) in reading.locations.items() if rel == HELD}
-    blockers = {e.src for e in expected.edges_of(OCCLUDES)} | {b for b, _ in reading.occlusions}
-    for b in sorted(blockers):
-        edges = expected.edges_from(b, OCCLUDES)
-        aside = bool(expected.attr(b, "moved_aside"))
-        if b in held:  # picked up: occludes nothing, as after a grab
-            out += [RemoveEdge(e) for e in edges]
-            if aside:
-                out.append(SetAttr(b, "moved_aside", False))
-            continue
-        if b not in reading.placed_blockers:
-            continue  # no body of its own (an assembled part, a node without geometry)
-        covered = {t for blocker, t in reading.occlusions if blocker == b}
-        for e in edges:
-            if not e.when:
-                continue
-            holds = all(bool(reading.attrs.get((b, k), expected.attr(b, k, False))) == bool(v) for k, v in e.when)
-            seen = e.dst in covered
-            if holds and not seen:
-                out.append(RemoveEdge(e))
-            elif holds:
-                covered.discard(e.dst)  # accounted for by the conditioned edge
-            # covered while the condition fails: a plain edge, below
-        plain = {e.dst for e in edges if not e.when}
-        if not covered:
-            if plain and not aside:
-                out.append(SetAttr(b, "moved_aside", True))
-            continue
-        if aside:
-            out.append(SetAttr(b, "moved_aside", False))
-        out += [AddEdge(Edge(b, OCCLUDES, t)) for t in sorted(covered - plain)]
-        out += [RemoveEdge(Edge(b, OCCLUDES, t)) for t in sorted(plain - covered)]
     return out
 
 

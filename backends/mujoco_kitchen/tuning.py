@@ -149,7 +149,6 @@ ARTICULATION_ARMATURE = 0.01  # kg m^2 (hinges) or kg (slides) on articulation j
 INERTIA_FLOOR = 2e-5  # kg m^2: tiny items' inertia is floored so they stay stable at TIMESTEP
 
 # --- geometry queries over the live world (m) ----------------------------------------------------
-TOL = 0.025  # position tolerance for containment / support
 HAND_SIDE = 0.03  # lateral room for the fingers beside a held object
 SPOT_SPACING = 0.08  # alternative free spots differ by at least this much along x or y: a spot
 # the arm cannot reach is rarely helped by one 2 cm away
@@ -171,8 +170,7 @@ FACE_INSET = 0.85  # samples span this fraction of each face: points on the edge
 SURFACE_OFFSET = 1e-3  # m samples sit outside the target's faces, so a ray to a sample does not
 # hit the target itself
 
-# --- reading the world (sense.py) ----------------------------------------------------------------
-OPEN_FRACTION = 0.5  # an articulation is open when its joints have travelled more than half way
+# --- reading the world (sense.py; OPEN_FRACTION and TOL are shared: backends/reading.py) ---------
 PINCH_REACH = 0.15  # m: a body touched by one finger only is held when its centre is this close
 # to the grip point (pinched between finger and palm); set by hand
 

@@ -1,0 +1,256 @@
+"""Graph -> tabletop layout: where every node's body goes, as pure arithmetic (no SAPIEN).
+
+The table is the scene's root surface (the SURFACE furniture no location edge points from); the
+robot stands at its front edge (-x) and the head camera looks along +x. Children of a region are
+packed in rows from the front with the MuJoCo backend's pure packing (an unconditional OCCLUDES
+pair becomes a column, the blocker in front of its target as seen from the head camera). Drawer
+tiers inside a cabinet are stacked bottom to top. Sizes and colours come from the shared object
+catalog (`assets/objects.yaml`); a category the catalog does not list is refused, naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+from backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
+from backends.mujoco_kitchen.packing import Unit, column, pack_extent, pack_rows, single
+from backends.sapien_tabletop.errors import UnsupportedScene
+from robograph.graph import (
+    CONTAINER,
+    FURNITURE,
+    INSIDE,
+    OBJECT,
+    OCCLUDES,
+    ON,
+    PART_OF,
+    PRESSABLE,
+    SURFACE,
+    SceneGraph,
+)
+
+WALL = 0.01  # wall and floor thickness of containers (m)
+FRONT_MARGIN = 0.03  # first packed row behind a region's front edge (m)
+TIER_GAP = 0.01  # vertical clearance between stacked drawer tiers (m)
+CLEARANCE = 0.01  # a closed lid's gap above the tallest thing inside (m)
+FLOOR_GAP = 0.15  # between free-standing furniture beside the table, along -y (m)
+ARTICULATED = ("drawer", "lid", "book_cover", "hinged_door")
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A node's body: centre of its bounding box in the world (m), full size, and its parent region."""
+
+    node: str
+    centre: tuple[float, float, float]
+    size: tuple[float, float, float]
+    app: Appearance
+    parent: str | None
+    rel: str | None
+    container: bool  # built as an open box (walls and floor) rather than a solid
+    cabinet: bool = False  # holds stacked drawer tiers: a case open at the front (-x)
+    button: bool = False  # PRESSABLE: a push button on top
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    """Where a node holds its children: floor centre (m) and half extents in x, y; height of the walls."""
+
+    centre: tuple[float, float, float]
+    half: tuple[float, float]
+    height: float
+
+
+@dataclass
+class Layout:
+    table: str
+    placements: dict[str, Placement] = field(default_factory=dict)
+    regions: dict[str, Region] = field(default_factory=dict)
+    blocking: dict[str, str] = field(default_factory=dict)  # blocker -> the node it hides
+
+
+def buildable(graph: SceneGraph) -> list[str]:
+    """Categories of the graph's furniture and objects the catalog has no entry for."""
+    catalog = load_catalog()
+    return sorted({n.category for n in graph.nodes.values()
+                   if n.kind in (FURNITURE, OBJECT) and n.category not in catalog})
+
+
+def assembly_wholes(graph: SceneGraph) -> set[str]:
+    """Nodes made of PART_OF parts: they have no body of their own (the joined parts are it)."""
+    return {e.dst for e in graph.edges_of(PART_OF)}
+
+
+def _roots(graph: SceneGraph) -> tuple[str, list[str]]:
+    """The table (the largest SURFACE furniture standing on nothing) and the other free-standing
+    furniture, which stands on the floor beside it (a sideboard next to a dining table)."""
+    wholes = assembly_wholes(graph)
+    free = [n for n in graph.nodes.values() if n.kind in (FURNITURE, OBJECT)
+            and n.id not in graph.location and n.id not in wholes]
+    loose = sorted(n.id for n in free if n.kind == OBJECT)
+    if loose:
+        raise UnsupportedScene("objects with no location (every object must be ON or INSIDE something)", loose, [])
+    tables = sorted((n for n in free if n.has(SURFACE)),
+                    key=lambda n: (-appearance(n).size[0] * appearance(n).size[1], n.id))
+    if not tables:
+        raise UnsupportedScene("a scene without a table (no SURFACE furniture that stands on nothing)",
+                               sorted(n.id for n in free), [])
+    return tables[0].id, sorted(n.id for n in free if n.id != tables[0].id)
+
+
+def _children(graph: SceneGraph) -> Mapping[str, list[tuple[str, str]]]:
+    out: dict[str, list[tuple[str, str]]] = {}
+    for node in sorted(graph.location):
+        e = graph.location[node]
+        out.setdefault(e.dst, []).append((node, e.rel))
+    return out
+
+
+def _is_container(graph: SceneGraph, node: str, app: Appearance) -> bool:
+    return graph.nodes[node].has(CONTAINER) or app.articulation == "drawer"
+
+
+def solve(graph: SceneGraph) -> Layout:
+    """Place every furniture and object node; raises `UnsupportedScene` naming what it cannot make."""
+    missing = buildable(graph)
+    if missing:
+        raise UnsupportedScene("these categories (not in assets/objects.yaml)", missing, list(load_catalog()))
+    table, others = _roots(graph)
+    kids = _children(graph)
+    wholes = assembly_wholes(graph)
+    apps = {n: appearance(graph.nodes[n]) for n in graph.nodes
+            if graph.nodes[n].kind in (FURNITURE, OBJECT) and n not in wholes}
+    tx, ty, tz = apps[table].size
+    if tx > ty:  # the table's long side across the robot (y): its far edge stays within reach
+        apps[table] = replace(apps[table], size=(ty, tx, tz))
+    sizes = _fitted_sizes(graph, kids, apps)
+    lay = Layout(table)
+    tsize = sizes[table]
+    lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False,
+                                      _holds_tiers(table, kids, apps))
+    lay.regions[table] = Region((0.0, 0.0, tsize[2]), (tsize[0] / 2, tsize[1] / 2), 0.0)
+    y = -tsize[1] / 2 - FLOOR_GAP
+    for other in [table, *others]:
+        if other != table:
+            s = sizes[other]
+            centre = (-tsize[0] / 2 + s[0] / 2, y - s[1] / 2, s[2] / 2)
+            y -= s[1] + FLOOR_GAP
+            container = _is_container(graph, other, apps[other])
+            lay.placements[other] = Placement(other, centre, s, apps[other], None, None, container,
+                                              _holds_tiers(other, kids, apps))
+            lay.regions[other] = _region_of(lay.placements[other])
+        _place_children(graph, other, kids, apps, sizes, lay)
+    for node, pl in list(lay.placements.items()):
+        if graph.nodes[node].has(PRESSABLE):
+            if pl.container or pl.app.articulation != "none":
+                raise UnsupportedScene("a pressable that is also a container or articulated", [node], [])
+            lay.placements[node] = replace(pl, button=True)
+    return lay
+
+
+def _holds_tiers(node: str, kids: Mapping[str, list[tuple[str, str]]], apps: Mapping[str, Appearance]) -> bool:
+    return any(rel == INSIDE and apps[c].articulation == "drawer" for c, rel in kids.get(node, []))
+
+
+def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
+                  apps: Mapping[str, Appearance]) -> dict[str, tuple[float, float, float]]:
+    """Catalog sizes, grown bottom-up where a node must hold what the graph puts in or on it:
+    a cabinet its stacked drawer tiers, a container or surface its packed children (a
+    container also as tall as its tallest child, so a lid closes over it)."""
+    sizes: dict[str, tuple[float, float, float]] = {}
+
+    def size(node: str) -> tuple[float, float, float]:
+        if node in sizes:
+            return sizes[node]
+        sx, sy, sz = apps[node].size
+        children = kids.get(node, [])
+        tiers = [c for c, rel in children if rel == INSIDE and apps[c].articulation == "drawer"]
+        rest = [c for c, _ in children if c not in tiers and c in apps]
+        for c in children:
+            if c[0] in apps:
+                size(c[0])
+        if tiers:
+            sx = max(sx, max(sizes[t][0] for t in tiers) + 2 * WALL)
+            sy = max(sy, max(sizes[t][1] for t in tiers) + 2 * WALL + 2 * TIER_GAP)
+            sz = max(sz, sum(sizes[t][2] + TIER_GAP for t in tiers) + 2 * WALL + TIER_GAP)
+        if rest:
+            walls = 2 * WALL if _is_container(graph, node, apps[node]) else 0.0
+            units = _units(graph, rest, sizes)
+            inner = max(sy - walls, max(u.width for u in units))
+            width, depth = pack_extent(units, inner)
+            sx = max(sx, depth + 2 * FRONT_MARGIN + walls)
+            sy = max(sy, width + walls)
+            if walls:
+                sz = max(sz, max(sizes[c][2] for c in rest) + WALL + CLEARANCE)
+        sizes[node] = (sx, sy, sz)
+        return sizes[node]
+
+    for node in sorted(apps):
+        size(node)
+    return sizes
+
+
+def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tuple[str, str]]],
+                    apps: Mapping[str, Appearance], sizes: Mapping[str, tuple[float, float, float]],
+                    lay: Layout) -> None:
+    region = lay.regions[parent]
+    children = kids.get(parent, [])
+    tiers = [c for c, rel in children if rel == INSIDE and apps[c].articulation == "drawer"]
+    rest = [(c, rel) for c, rel in children if c not in tiers]
+    if tiers:
+        pc = lay.placements[parent]
+        z = pc.centre[2] + pc.size[2] / 2 - WALL  # first tier at the top, the rest below it
+        for t in tiers:
+            s = sizes[t]
+            z -= s[2] + TIER_GAP
+            x = pc.centre[0] + pc.size[0] / 2 - WALL - s[0] / 2  # against the back wall, front flush
+            lay.placements[t] = Placement(t, (x, pc.centre[1], z + s[2] / 2), s, apps[t], parent,
+                                          INSIDE, True)
+    units = _units(graph, [c for c, _ in rest], sizes)
+    cx, cy, floor = region.centre
+    for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1],
+                       front_margin=FRONT_MARGIN):
+        s = sizes[p.node]
+        rel = dict(rest)[p.node]
+        lay.placements[p.node] = Placement(p.node, (p.x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,
+                                           _is_container(graph, p.node, apps[p.node]),
+                                           _holds_tiers(p.node, kids, apps))
+        if p.hides is not None:
+            lay.blocking[p.node] = p.hides
+    for c, _ in children:
+        lay.regions[c] = _region_of(lay.placements[c])
+        _place_children(graph, c, kids, apps, sizes, lay)
+
+
+def _region_of(pl: Placement) -> Region:
+    """A container holds its children on its floor inside its walls; anything else on its top."""
+    x, y, z = pl.centre
+    bottom = z - pl.size[2] / 2
+    if pl.container:
+        return Region((x, y, bottom + WALL), (pl.size[0] / 2 - WALL, pl.size[1] / 2 - WALL), pl.size[2] - WALL)
+    return Region((x, y, bottom + pl.size[2]), (pl.size[0] / 2, pl.size[1] / 2), 0.0)
+
+
+def _units(graph: SceneGraph, nodes: list[str], sizes: Mapping[str, tuple[float, float, float]]) -> list[Unit]:
+    """One unit per node; an unconditional OCCLUDES pair among them becomes one column."""
+    members = set(nodes)
+    paired: dict[str, str] = {}
+    for e in graph.edges_of(OCCLUDES):
+        if not e.when and e.src in members and e.dst in members and e.src not in paired and e.dst not in paired \
+                and e.src not in paired.values() and e.dst not in paired.values():
+            paired[e.src] = e.dst
+    hidden = set(paired.values())
+    out: list[Unit] = []
+    for n in nodes:
+        if n in hidden:
+            continue
+        s = sizes[n]
+        if n in paired:
+            t = paired[n]
+            out.append(column(n, (s[0], s[1]), t, (sizes[t][0], sizes[t][1])))
+        else:
+            out.append(single(n, s[0], s[1]))
+    return out
+
+
+_ = ON

@@ -1,0 +1,319 @@
+"""The SAPIEN scene of one tabletop layout: table and bodies, two Pandas, head and wrist cameras.
+
+Containers are open boxes (floor and four walls); drawers are open boxes on a prismatic joint
+that slides toward the robot (-x); lids, book covers and doors are panels on a revolute hinge.
+Furniture is fixed; objects are dynamic. Every camera takes one picture at creation (deleting a
+scene in which only some cameras rendered crashes SAPIEN 3.0.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from backends.sapien_tabletop.cameras import (
+    HEAD_FOVY,
+    HEAD_PITCH,
+    HEAD_POSITION,
+    HEIGHT,
+    WIDTH,
+    WRIST_FOVY,
+    model_from_sapien,
+    quat_pitch,
+)
+from backends.sapien_tabletop.deps import _mesa_cache, panda_urdf, require_vulkan, sapien_module
+from backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout, Placement
+from calibration.camera import CameraModel
+from robograph.backend import Frame
+from robograph.graph import FURNITURE, SceneGraph
+
+ARM_BASES = {"left": 0.35, "right": -0.35}  # y of each Panda's base
+ARM_SETBACK = 0.12  # base centre behind the table's front edge (-x), at table-top height (m)
+READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
+TIMESTEP = 1 / 500
+JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
+JOINT_DAMPING = 5.0
+DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
+BUTTON_DEPTH = 0.012  # m of button travel; pressed past half of it
+BUTTON_HALF = (0.02, 0.02, 0.006)  # m
+BUTTON_FRICTION = 8.0  # N of dry friction: a pushed button stays down
+BUTTON_RGBA = (0.85, 0.15, 0.15, 1.0)
+HANDS = ("left", "right")
+
+
+def drawer_travel(size_x: float) -> float:
+    return DRAWER_TRAVEL * size_x
+
+
+def _drawer_shift(layout: Layout, node: str, open_state: dict[str, bool]) -> float:
+    """How far along x a body starts from its layout spot: what lies in an open drawer comes out
+    with it (the drawer's own link starts closed and is moved by its joint)."""
+    parent = layout.placements[node].parent
+    while parent is not None:
+        pl = layout.placements[parent]
+        if pl.app.articulation == "drawer" and open_state.get(parent):
+            return -drawer_travel(pl.size[0])
+        parent = pl.parent
+    return 0.0
+
+
+@dataclass
+class World:
+    """A built scene. `entity_node` maps SAPIEN's per-scene entity id to the graph node it belongs to."""
+
+    scene: Any
+    layout: Layout
+    robots: dict[str, Any]
+    cameras: dict[str, Any]
+    joints: dict[str, tuple[Any, float, float]] = field(default_factory=dict)  # node -> (articulation, closed, open)
+    bodies: dict[str, Any] = field(default_factory=dict)
+    entity_node: dict[int, str] = field(default_factory=dict)
+    hand_of_entity: dict[int, str] = field(default_factory=dict)  # finger link entity id -> hand
+    time: float = 0.0  # simulated seconds since the build
+    buttons: dict[str, Any] = field(default_factory=dict)  # node -> articulation (body + button)
+    _pressed: dict[str, bool] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, graph: SceneGraph, layout: Layout) -> World:
+        require_vulkan()
+        _mesa_cache()
+        sapien = sapien_module()
+        scene = sapien.Scene()
+        scene.set_timestep(TIMESTEP)
+        scene.set_ambient_light([0.55, 0.55, 0.55])
+        scene.add_directional_light([0.3, 0.2, -1.0], [0.6, 0.6, 0.6], shadow=False)
+        scene.add_ground(0.0)
+        world = cls(scene, layout, {}, {})
+        world._pressed = {n: bool(graph.attr(n, "pressed", False)) for n in layout.placements}
+        open_state = {n: bool(graph.attr(n, "open", False)) for n in layout.placements}
+        for pl in layout.placements.values():
+            shift = _drawer_shift(layout, pl.node, open_state)
+            moved = replace(pl, centre=(pl.centre[0] + shift, pl.centre[1], pl.centre[2])) if shift else pl
+            world._add_body(moved, graph.nodes[pl.node].kind == FURNITURE, open_state[pl.node])
+        world._add_robots()
+        world._add_cameras()
+        for cam in world.cameras.values():
+            scene.update_render()
+            cam.take_picture()
+        return world
+
+    # bodies ---------------------------------------------------------------------------------------
+    def _material(self, rgba: tuple[float, ...]) -> Any:
+        sapien = sapien_module()
+        return sapien.render.RenderMaterial(base_color=list(rgba))
+
+    def _box(self, builder: Any, centre: tuple[float, float, float], half: tuple[float, float, float],
+             rgba: tuple[float, ...], physx: Any) -> None:
+        sapien = sapien_module()
+        pose = sapien.Pose(list(centre))
+        builder.add_box_collision(pose, half_size=list(half), material=physx)
+        builder.add_box_visual(pose, half_size=list(half), material=self._material(rgba))
+
+    def _shell(self, builder: Any, size: tuple[float, float, float], rgba: tuple[float, ...], physx: Any,
+               top: bool = False) -> None:
+        """An open box centred on the builder's origin: floor and four walls (and a top when asked)."""
+        hx, hy, hz = (s / 2 for s in size)
+        w = WALL / 2
+        self._box(builder, (0, 0, -hz + w), (hx, hy, w), rgba, physx)
+        self._box(builder, (hx - w, 0, 0), (w, hy, hz), rgba, physx)
+        self._box(builder, (-hx + w, 0, 0), (w, hy, hz), rgba, physx)
+        self._box(builder, (0, hy - w, 0), (hx, w, hz), rgba, physx)
+        self._box(builder, (0, -hy + w, 0), (hx, w, hz), rgba, physx)
+        if top:
+            self._box(builder, (0, 0, hz - w), (hx, hy, w), rgba, physx)
+
+    def _case(self, builder: Any, size: tuple[float, float, float], rgba: tuple[float, ...], physx: Any) -> None:
+        """A cabinet for drawer tiers: floor, top, back and sides, open at the front (-x)."""
+        hx, hy, hz = (s / 2 for s in size)
+        w = WALL / 2
+        self._box(builder, (0, 0, -hz + w), (hx, hy, w), rgba, physx)
+        self._box(builder, (0, 0, hz - w), (hx, hy, w), rgba, physx)
+        self._box(builder, (hx - w, 0, 0), (w, hy, hz), rgba, physx)
+        self._box(builder, (0, hy - w, 0), (hx, w, hz), rgba, physx)
+        self._box(builder, (0, -hy + w, 0), (hx, w, hz), rgba, physx)
+
+    def _add_body(self, pl: Placement, fixed: bool, is_open: bool) -> None:
+        sapien = sapien_module()
+        physx = sapien.physx.PhysxMaterial(1.0, 1.0, 0.0)
+        art = pl.app.articulation
+        if pl.button:
+            self._add_button(pl, fixed, physx)
+            return
+        if art not in ARTICULATED:
+            self._add_actor(pl, fixed, physx)
+            return
+        self._add_articulated(pl, fixed, is_open, physx)
+
+    def _add_actor(self, pl: Placement, fixed: bool, physx: Any) -> None:
+        sapien = sapien_module()
+        b = self.scene.create_actor_builder()
+        hx, hy, hz = (s / 2 for s in pl.size)
+        if pl.cabinet:
+            self._case(b, pl.size, pl.app.rgba, physx)
+        elif pl.container:
+            self._shell(b, pl.size, pl.app.rgba, physx)
+        elif pl.app.geometry in ("cylinder", "capsule", "sphere") and not fixed:
+            r = min(hx, hy)
+            q = sapien.Pose([0, 0, 0], [0.7071068, 0, 0.7071068, 0])
+            b.add_cylinder_collision(q, radius=r, half_length=hz, material=physx)
+            b.add_cylinder_visual(q, radius=r, half_length=hz, material=self._material(pl.app.rgba))
+        else:
+            self._box(b, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx)
+        b.set_physx_body_type("static" if fixed else "dynamic")
+        b.set_initial_pose(sapien.Pose(list(pl.centre)))
+        actor = b.build(name=pl.node)
+        self.bodies[pl.node] = actor
+        self.entity_node[actor.per_scene_id] = pl.node
+
+    def _add_button(self, pl: Placement, fixed: bool, physx: Any) -> None:
+        """A PRESSABLE body with a push button on top: a slide joint along -z with dry friction,
+        so a pushed button stays down (a latch), as the MuJoCo backend's button."""
+        sapien = sapien_module()
+        ab = self.scene.create_articulation_builder()
+        root = ab.create_link_builder()
+        root.set_name(f"{pl.node}_body")
+        hx, hy, hz = (s / 2 for s in pl.size)
+        self._box(root, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx)
+        child = ab.create_link_builder(root)
+        child.set_name(pl.node)
+        self._box(child, (0, 0, hz + BUTTON_HALF[2]), BUTTON_HALF, BUTTON_RGBA, physx)
+        joint = sapien.Pose([0, 0, hz], [0.7071068, 0, 0.7071068, 0])  # x -> -z: travel pushes down
+        child.set_joint_name(f"{pl.node}_press")
+        child.set_joint_properties("prismatic", [[0.0, BUTTON_DEPTH]], joint, joint, BUTTON_FRICTION, JOINT_DAMPING)
+        ab.set_initial_pose(sapien.Pose(list(pl.centre)))
+        articulation = ab.build(fix_root_link=fixed)
+        articulation.set_name(pl.node)
+        articulation.set_qpos(np.array([BUTTON_DEPTH if self._pressed.get(pl.node) else 0.0]))
+        articulation.get_links()[-1].disable_gravity = True  # joint friction alone lets the cap creep down
+        self.buttons[pl.node] = articulation
+        self.bodies[pl.node] = articulation
+        for link in articulation.get_links():
+            self.entity_node[link.entity.per_scene_id] = pl.node
+
+    def _add_articulated(self, pl: Placement, fixed: bool, is_open: bool, physx: Any) -> None:
+        """Drawer: a fixed (invisible-size) root and an open-box link sliding along -x. Lid-like: the
+        open box as root and a panel hinged at its back top edge (a door: at its side edge)."""
+        sapien = sapien_module()
+        ab = self.scene.create_articulation_builder()
+        root = ab.create_link_builder()
+        root.set_name(f"{pl.node}_base")
+        hx, hy, hz = (s / 2 for s in pl.size)
+        art = pl.app.articulation
+        child = ab.create_link_builder(root)
+        child.set_name(pl.node)
+        # shapes are given in the root's frame: the child's frame coincides with it when closed
+        if art == "drawer":
+            self._shell(child, pl.size, pl.app.rgba, physx)
+            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.03, 0.01), (0.2, 0.2, 0.2, 1), physx)  # handle
+            travel = drawer_travel(pl.size[0])
+            # a joint moves along its frame's x: a frame turned 180 deg about z slides toward -x
+            joint = sapien.Pose([0, 0, 0], [0.0, 0.0, 0.0, 1.0])
+            child.set_joint_name(f"{pl.node}_slide")
+            child.set_joint_properties("prismatic", [[0.0, travel]], joint, joint, JOINT_FRICTION, JOINT_DAMPING)
+            closed, opened = 0.0, travel
+        else:
+            self._shell(root, pl.size, pl.app.rgba, physx)
+            if art == "hinged_door":  # a panel over the open front, vertical hinge on its -y edge
+                self._box(child, (-hx - WALL / 2, 0, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)
+                joint = sapien.Pose([-hx - WALL / 2, -hy, 0], [0.7071068, 0, -0.7071068, 0])  # axis +z
+            else:  # lid / book cover: a panel on the rim, hinge along y at the back top edge
+                self._box(child, (0, 0, hz + WALL / 2), (hx, hy, WALL / 2), pl.app.rgba, physx)
+                joint = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # axis +y
+            closed, opened = 0.0, 1.6
+            child.set_joint_name(f"{pl.node}_hinge")
+            child.set_joint_properties("revolute", [[0.0, 1.9]], joint, joint, JOINT_FRICTION, JOINT_DAMPING)
+        ab.set_initial_pose(sapien.Pose(list(pl.centre)))
+        articulation = ab.build(fix_root_link=fixed)
+        articulation.set_name(pl.node)
+        articulation.set_qpos(np.array([opened if is_open else closed]))
+        self.joints[pl.node] = (articulation, closed, opened)
+        self.bodies[pl.node] = articulation
+        for link in articulation.get_links():
+            self.entity_node[link.entity.per_scene_id] = pl.node
+
+    # robot and cameras ---------------------------------------------------------------------------
+    def _add_robots(self) -> None:
+        sapien = sapien_module()
+        table = self.layout.placements[self.layout.table]
+        top = table.size[2]
+        x = table.centre[0] - table.size[0] / 2 - ARM_SETBACK
+        for hand, y in ARM_BASES.items():
+            loader = self.scene.create_urdf_loader()
+            loader.fix_root_link = True
+            robot = loader.load(str(panda_urdf()))
+            robot.set_name(f"{hand}_panda")
+            robot.set_root_pose(sapien.Pose([x, y, top], [1, 0, 0, 0]))
+            robot.set_qpos(np.array(READY_QPOS))
+            for joint in robot.get_active_joints():
+                joint.set_drive_property(1e4, 1e3, 500)
+            for j, q in zip(robot.get_active_joints(), READY_QPOS, strict=True):
+                j.set_drive_target(q)
+            self.robots[hand] = robot
+            for link in robot.get_links():
+                self.hand_of_entity[link.entity.per_scene_id] = hand
+
+    def _add_cameras(self) -> None:
+        sapien = sapien_module()
+        head = self.scene.add_camera("head", WIDTH, HEIGHT, np.radians(HEAD_FOVY), 0.05, 10.0)
+        head.entity.set_pose(sapien.Pose(list(HEAD_POSITION), list(quat_pitch(HEAD_PITCH))))
+        self.cameras["head"] = head
+        for hand, robot in self.robots.items():
+            link = next(lk for lk in robot.get_links() if lk.name == "panda_hand")
+            # look down the fingers: camera x (forward) along the hand's z, mounted 5 cm behind the palm
+            mount = sapien.Pose([0.05, 0.0, 0.0], list(quat_pitch(-np.pi / 2)))
+            cam = self.scene.add_mounted_camera(hand, link.entity, mount, WIDTH, HEIGHT,
+                                                np.radians(WRIST_FOVY), 0.01, 10.0)
+            self.cameras[hand] = cam
+
+    def camera_model(self, name: str) -> CameraModel:
+        """The camera's model (intrinsics + pose, OpenCV convention) from SAPIEN's own pose."""
+        cam = self.cameras[name]
+        T = np.asarray(cam.entity.pose.to_transformation_matrix(), dtype=float)
+        return model_from_sapien(T, float(np.degrees(cam.fovy)))
+
+    # rendering -----------------------------------------------------------------------------------
+    def render(self, names: list[str] | None = None) -> dict[str, np.ndarray]:
+        """RGB uint8 (H, W, 3) per camera."""
+        self.scene.update_render()
+        out = {}
+        for name in names or list(self.cameras):
+            cam = self.cameras[name]
+            cam.take_picture()
+            rgba = cam.get_picture("Color")
+            out[name] = (np.clip(rgba[..., :3], 0, 1) * 255).astype(np.uint8)
+        return out
+
+    def frames(self, names: list[str] | None = None) -> list[Frame]:
+        """One Frame per camera: RGB, depth along the optical axis (m; 0 where nothing), node
+        labels (index into `node_labels()`, -1 for the robot, background and unlisted)."""
+        images = self.render(names)
+        labels = self.node_labels()
+        index = {n: k for k, n in enumerate(labels)}
+        lut = {eid: index[n] for eid, n in self.entity_node.items()}
+        out = []
+        for name, image in images.items():
+            cam = self.cameras[name]
+            depth = -np.asarray(cam.get_picture("Position")[..., 2], dtype=np.float32)
+            seg = self.segmentation(name).astype(np.int64)
+            mapped = np.full(seg.shape, -1, dtype=np.int64)
+            for eid, k in lut.items():
+                mapped[seg == eid] = k
+            out.append(Frame(name, image, self.camera_model(name), self.time, depth, mapped))
+        return out
+
+    def node_labels(self) -> list[str]:
+        """Graph node of each segmentation label, in label order."""
+        return sorted(set(self.entity_node.values()))
+
+    def segmentation(self, name: str) -> np.ndarray:
+        """Per-pixel entity id (H, W) uint32 from the last picture of camera `name`."""
+        return np.asarray(self.cameras[name].get_picture("Segmentation")[..., 1])
+
+    def step(self, n: int = 1) -> None:
+        for robot in self.robots.values():
+            robot.set_qf(robot.compute_passive_force(gravity=True, coriolis_and_centrifugal=True))
+        for _ in range(n):
+            self.scene.step()
+        self.time += n * TIMESTEP
