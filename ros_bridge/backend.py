@@ -57,11 +57,12 @@ class Ros2Backend:
                  connect_timeout_s: float = 15.0, reconnect_timeout_s: float = 10.0,
                  interventions: str = "refuse", operator_timeout_s: float = 120.0,
                  width: int = 320, height: int = 240, resend_s: float = 1.0, record: str = "",
-                 run_id: str | None = None) -> None:
+                 run_id: str | None = None, service_timeout_s: float = 30.0) -> None:
         if interventions not in INTERVENTION_MODES:
             raise RosBridgeError(f"interventions={interventions!r}; valid: {', '.join(INTERVENTION_MODES)}")
         for key, value in (("goal_timeout_s", goal_timeout_s), ("heartbeat_timeout_s", heartbeat_timeout_s),
-                           ("connect_timeout_s", connect_timeout_s), ("reconnect_timeout_s", reconnect_timeout_s)):
+                           ("connect_timeout_s", connect_timeout_s), ("reconnect_timeout_s", reconnect_timeout_s),
+                           ("service_timeout_s", service_timeout_s)):
             if not value > 0:
                 raise RosBridgeError(f"{key} must be > 0 seconds, got {value!r}")
         self.msg, self.srv, self.action = interfaces()  # first: a clear error where ROS 2 is missing
@@ -78,6 +79,9 @@ class Ros2Backend:
         self.heartbeat_timeout_s = float(heartbeat_timeout_s)
         self.connect_timeout_s = float(connect_timeout_s)
         self.reconnect_timeout_s = float(reconnect_timeout_s)
+        # reset_world rebuilds a simulated world and get_world_state reads it: seconds on a loaded
+        # 2-core machine (10 s timed out in a CI run while the robot side was busy starting up)
+        self.service_timeout_s = float(service_timeout_s)
         self.interventions = interventions
         self.resend_s = float(resend_s)
         self.operator_timeout_s = float(operator_timeout_s)
@@ -206,7 +210,7 @@ class Ros2Backend:
         self.joint_states.clear()
         if self._reset.wait_for_service(timeout_sec=0.5):  # simulation: rebuild the world for G0
             res = self._call(self._reset, self.srv.ResetWorld.Request(graph_json=json.dumps(graph.to_json()),
-                                                                       seed=int(seed)), 10.0)
+                                                                       seed=int(seed)), self.service_timeout_s)
             if not res.ok:
                 raise RosBridgeError(f"the robot refused reset_world: {res.message}")
             return
@@ -329,7 +333,7 @@ class Ros2Backend:
         if not self.connected and not self.wait_for_robot(self.reconnect_timeout_s):
             raise RobotDisconnected(f"robot {self.robot!r} is gone (no heartbeat for {self.reconnect_timeout_s:.0f} s); "
                                     "its world cannot be read back. Restart the robot side and resume the run")
-        res = self._call(self._world, self.srv.GetWorldState.Request(), 10.0)
+        res = self._call(self._world, self.srv.GetWorldState.Request(), self.service_timeout_s)
         self._record(self.names.world_state, res.state)
         if not res.state.graph_json:
             raise RosBridgeError(f"robot {self.robot!r} has no world yet (start it with --instance or reset it)")
