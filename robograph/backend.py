@@ -127,8 +127,9 @@ class Capabilities:
 @dataclass(frozen=True, slots=True)
 class Frame:
     """One rendered view. image (H, W, 3) uint8; depth (H, W) float32 metres along the optical
-    axis; segmentation (H, W) int64 labels (-1 = nothing); `timestamp` in seconds of the backend's
-    clock (simulation time for a simulator, ROS time for a robot)."""
+    axis; segmentation (H, W) int64 labels (-1 = nothing); `labels[k]` is the node id label k
+    shows, so a perception agent can name what it sees without the backend; `timestamp` in
+    seconds of the backend's clock (simulation time for a simulator, ROS time for a robot)."""
 
     camera: str
     image: np.ndarray
@@ -136,6 +137,7 @@ class Frame:
     timestamp: float
     depth: np.ndarray | None = None
     segmentation: np.ndarray | None = None
+    labels: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,12 +96,14 @@ def build_parser() -> argparse.ArgumentParser:
 COMMAND_MODULES: tuple[str, ...] = (
     "robograph.harness.runner:register",
     "robograph.harness.report:register",
+    "robograph.harness.compare:register",
     "robograph.harness.benchmark:register",
     "robograph.oracle.pddl:register",
     "robograph.render_cmd:register",
     "robograph.check_cmd:register",
     "robograph.compiler.cli:register",
     "calibration.cli:register",
+    "ros_bridge.validate:register",
 )
 
 

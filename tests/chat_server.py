@@ -73,7 +73,7 @@ class Server:
                 body = json.loads(self.rfile.read(length))
                 with owner.lock:
                     owner.requests.append(body)
-                    owner.headers.append(dict(self.headers))
+                    owner.headers.append({k.lower(): v for k, v in self.headers.items()})
                     owner.in_flight += 1
                     owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
                     step = owner.script.pop(0) if owner.script else completion("{}")

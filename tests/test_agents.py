@@ -22,15 +22,15 @@ def rollout(instance, agent, seed=0):
 
 
 def test_every_agent_satisfies_the_protocol():
-    for name in ("oracle", "explorer", "random"):
+    for name in ("oracle", "explorer", "visual_explorer", "random"):
         agent = make_agent(name)
         assert isinstance(agent, Agent) and agent.name == name
     assert make_agent("oracle").privileged and not make_agent("explorer").privileged
-    with pytest.raises(AgentError, match="valid: oracle, explorer, random, openai"):
+    with pytest.raises(AgentError, match="valid: oracle, explorer, visual_explorer, random, openai"):
         make_agent("gpt")
     with pytest.raises(AgentError, match="unknown --agent-opt colour .*valid: memory, exploration, recheck, seed"):
         make_agent("explorer", colour="red")
-    assert set(AGENTS) == {"oracle", "explorer", "random", "openai"}
+    assert set(AGENTS) == {"oracle", "explorer", "visual_explorer", "random", "openai"}
 
 
 class Spy:

@@ -44,7 +44,7 @@ def test_request_shape_and_token_accounting(server):
     assert body["model"] == "test-model" and body["temperature"] == 0.3 and body["max_tokens"] == 64
     assert body["messages"][0] == {"role": "system", "content": "system prompt"}
     assert json.loads(body["messages"][1]["content"]) == {"task": "tidy"}
-    assert server.headers[0]["Authorization"] == "Bearer sk-test"
+    assert server.headers[0]["authorization"] == "Bearer sk-test"
     assert (c.usage.prompt_tokens, c.usage.completion_tokens, c.usage.requests) == (120, 30, 1)
 
 
@@ -131,3 +131,17 @@ def test_retry_after_forms():
     assert retry_after_seconds("3") == 3.0
     assert retry_after_seconds(None) is None and retry_after_seconds("soon") is None
     assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+
+
+def test_latency_and_retries_are_recorded_per_reply(server):
+    server.script = [status(503), hang(0.05)]
+    reply = client(server, []).complete(build_messages(REQ))
+    assert reply.retries == 1 and reply.latency_s >= 0.05  # the successful call only, not the backoff
+
+
+def test_jpeg_images_get_a_jpeg_data_url_and_optional_detail(server):
+    server.script = [completion("ok")]
+    jpeg = b"\xff\xd8\xff\xe0fake"
+    OpenAIAgent(client=client(server, image_detail="low")).act(Request("s", {"t": 1}, images={"left": jpeg}))
+    part = server.requests[0]["messages"][1]["content"][2]["image_url"]
+    assert part["url"].startswith("data:image/jpeg;base64,") and part["detail"] == "low"

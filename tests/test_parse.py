@@ -159,7 +159,8 @@ def test_payload_matches_appendix_b(demo, episode_of):
         "Choose exactly one semantic action using the action catalog and the provided observation.",
         "Output strict JSON only.",
     ]
-    assert len(ACTION_CONSTRAINTS) == 9 and ACTION_CONSTRAINTS[4].startswith("Treat recover as an internal")
+    # the standard protocol has no `recover`, so its constraint text is not sent (assisted only)
+    assert len(ACTION_CONSTRAINTS) == 8 and not any("recover as" in c for c in payload["action_constraints"])
     assert set(OUTPUT_SCHEMA) == {"reason", "recovery", "action"}
     assert set(OUTPUT_SCHEMA["action"]) == {"name", "object", "target", "node_ids"}
     assert "walk" not in payload["action_catalog"] and len(payload["action_catalog"]) == 10

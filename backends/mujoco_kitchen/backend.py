@@ -54,12 +54,13 @@ class MujocoKitchenBackend:
     """Options: mode = "physics" (default) | "assisted" (the skills may servo joints and weld
     grasps; each help is listed in Execution.info["assists"]); width/height of rendered images
     (px); cameras rendered by default (any of head, left, right, left_wrist, right_wrist);
-    spares = bodies reserved for nodes that events add."""
+    spares = bodies reserved for nodes that events add; segmentation = render() also returns
+    depth and segmentation labelled with node ids (for the built-in visual agent and coverage)."""
 
     name = "mujoco"
 
     def __init__(self, mode: str = "physics", width: int = 320, height: int = 240,
-                 cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3) -> None:
+                 cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3, segmentation: bool = False) -> None:
         from backends.mujoco_kitchen.robot import CAMERA_NAMES
 
         if mode not in EXECUTION_MODES:
@@ -74,6 +75,9 @@ class MujocoKitchenBackend:
         self.width, self.height = _positive_int("width", width), _positive_int("height", height)
         self.cameras = tuple(cameras)
         self.spares = int(spares)
+        if not isinstance(segmentation, bool):
+            raise BackendOptionError(f"option segmentation must be true or false, got {segmentation!r}")
+        self.segmentation = segmentation
         self.world: Any = None
         self.robot: Any = None
         self.scene: Any = None
@@ -215,8 +219,10 @@ class MujocoKitchenBackend:
 
     # cameras ---------------------------------------------------------------------------------------
     def render(self, cameras: Sequence[str] | None = None) -> list[Frame]:
-        """RGB frames of `cameras` (default: the declared ones), stamped with simulation time."""
-        return self.cameras_renderer().frames(cameras or self.cameras)
+        """RGB frames of `cameras` (default: the declared ones), stamped with simulation time; with
+        the `segmentation` option also depth and node-labelled segmentation."""
+        seg = self.segmentation
+        return self.cameras_renderer().frames(cameras or self.cameras, depth=seg, segmentation=seg)
 
     def cameras_renderer(self) -> Any:
         from backends.mujoco_kitchen.render import Cameras

@@ -21,6 +21,8 @@ from robograph.backend import Frame
 from robograph.errors import BackendError
 
 DEFAULT_CAMERAS = ("head", "left", "right")
+ROBOT_LABEL = "robot"  # the scene graph's robot node; its pixels are the robot's own bodies
+ROBOT_BODY = "robot_base"
 
 
 class UnknownCamera(BackendError):
@@ -50,13 +52,16 @@ class Cameras:
         self._node_of_body = self._body_nodes()
 
     def _body_nodes(self) -> np.ndarray:
-        """body id -> index into self.node_ids (-1 for robot, walls, floor)."""
+        """body id -> index into self.node_ids (-1 for walls, floor). The robot's own bodies are
+        labelled ROBOT_LABEL (last), so self-occlusion can be measured from the same pixels."""
         w = self.world
         names = dict(w.plan.node_body)
         names.update({node: body for node, body in w.spare_of.items()})
-        self.node_ids = sorted(names)
+        self.node_ids = [*sorted(names), ROBOT_LABEL]
         table = np.full(w.model.nbody, -1, dtype=np.int64)
-        for k, node in enumerate(self.node_ids):
+        for bid in w.subtree(ROBOT_BODY):
+            table[bid] = len(self.node_ids) - 1
+        for k, node in enumerate(self.node_ids[:-1]):
             for bid in w.subtree(names[node]):
                 if table[bid] == -1 or bid == w.body_id(names[node]):
                     table[bid] = k
@@ -112,8 +117,9 @@ class Cameras:
         cams = list(cameras or DEFAULT_CAMERAS)
         images = self.render(cams, depth=depth, segmentation=segmentation)
         stamp = float(self.world.data.time)
+        labels = tuple(self.node_ids) if segmentation else ()
         return [Frame(name, images[name], self.model_of(name), stamp,
-                      depth=images.get(f"{name}_depth"), segmentation=images.get(f"{name}_seg"))
+                      depth=images.get(f"{name}_depth"), segmentation=images.get(f"{name}_seg"), labels=labels)
                 for name in cams]
 
     def segment(self, seg: np.ndarray) -> np.ndarray:

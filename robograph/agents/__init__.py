@@ -31,6 +31,12 @@ def _explorer(**options: Any) -> Agent:
     return ExplorerAgent(**options)
 
 
+def _visual_explorer(**options: Any) -> Agent:
+    from robograph.agents.visual_explorer import VisualExplorerAgent
+
+    return VisualExplorerAgent(**options)
+
+
 def _random(**options: Any) -> Agent:
     from robograph.agents.random_agent import RandomAgent
 
@@ -46,6 +52,7 @@ def _openai(**options: Any) -> Agent:
 AGENTS: Mapping[str, Callable[..., Agent]] = {
     "oracle": _oracle,
     "explorer": _explorer,
+    "visual_explorer": _visual_explorer,
     "random": _random,
     "openai": _openai,
 }

@@ -32,22 +32,29 @@ class AgentUnavailable(RoboGraphError):
 
 @dataclass(frozen=True)
 class Request:
-    """One decision request. `images` maps camera name -> PNG bytes (visual mode only).
-    `latent` is the running episode, set only for privileged agents."""
+    """One decision request. `images` maps camera name -> encoded PNG or JPEG bytes, in the
+    order the payload lists the cameras (visual and both modes). `frames` holds the backend's
+    rendered `Frame`s themselves (camera model, and depth and segmentation when the
+    backend gives them) for built-in perception agents that should not decode what was encoded
+    for a model. `latent` is the running episode, set only for privileged agents."""
 
     system: str
     payload: Mapping[str, Any]
     images: Mapping[str, bytes] = field(default_factory=dict)
     latent: Episode | None = None
+    frames: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class Reply:
-    """Raw reply text plus token accounting (zero for scripted agents)."""
+    """Raw reply text plus accounting: tokens, the latency of the successful call and the
+    retries before it (zero for scripted agents)."""
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    latency_s: float = 0.0
+    retries: int = 0
 
 
 @runtime_checkable

@@ -1,13 +1,14 @@
-"""An agent backed by any OpenAI-compatible chat-completions endpoint (hosted APIs, vLLM,
-Ollama), written on the standard library only so the core stays dependency-light.
+"""An agent backed by any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama,
+LM Studio...), spoken to through the official `openai` SDK.
 
 Configuration comes from arguments or the environment: OPENAI_BASE_URL (default
-https://api.openai.com/v1), OPENAI_API_KEY, ROBOGRAPH_MODEL. Transient failures (HTTP 429 and
-5xx, connection errors, timeouts, malformed bodies) are retried with exponential backoff that
-honours Retry-After; when retries run out the agent raises `AgentUnavailable`, which the runner
-records as an infrastructure error (the rollout is retried on resume, never scored). Whatever the
-model says is returned as text: turning it into an action is the parser's job, and a bad reply is
-a parse_error step that counts against the model, not a crash.
+https://api.openai.com/v1), OPENAI_API_KEY, ROBOGRAPH_MODEL. The SDK's own retries are switched
+off (`max_retries=0`) so this module keeps one retry policy it can test: transient failures (HTTP
+408/409/429 and 5xx, connection errors, timeouts, malformed bodies) are retried with exponential
+backoff that honours Retry-After; when retries run out the agent raises `AgentUnavailable`, which
+the runner records as an infrastructure error (the rollout is retried on resume, never scored).
+Whatever the model says is returned as text with its token counts and latency: turning it into an
+action is the parser's job, and a bad reply is a parse_error step that counts against the model.
 """
 
 from __future__ import annotations
@@ -18,10 +19,8 @@ import os
 import random
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -45,6 +44,7 @@ class ClientConfig:
     backoff: float = 1.0
     max_backoff: float = 60.0
     concurrency: int = 4
+    image_detail: str | None = None
     extra_body: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -69,18 +69,28 @@ class Usage:
     retries: int = 0
 
 
-def build_messages(request: Request) -> list[dict[str, Any]]:
-    """System prompt + one user message: the payload as JSON text, then images as base64 PNG
-    data URLs (visual mode)."""
+def image_mime(data: bytes) -> str:
+    """The media type of encoded image bytes, from their signature (PNG or JPEG)."""
+    if data.startswith(b"\xff\xd8"):
+        return "image/jpeg"
+    return "image/png"
+
+
+def build_messages(request: Request, detail: str | None = None) -> list[dict[str, Any]]:
+    """System prompt + one user message: the payload as JSON text, then (visual mode) per camera
+    a text part naming it and its image as a base64 data URL, in the payload's camera order."""
     text = json.dumps(request.payload, ensure_ascii=False, indent=2)
     if not request.images:
         user: Any = text
     else:
         user = [{"type": "text", "text": text}]
-        for camera, png in request.images.items():
-            url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+        for camera, data in request.images.items():
+            url = f"data:{image_mime(data)};base64," + base64.b64encode(data).decode("ascii")
+            image: dict[str, Any] = {"url": url}
+            if detail:
+                image["detail"] = detail
             user.append({"type": "text", "text": f"camera: {camera}"})
-            user.append({"type": "image_url", "image_url": {"url": url}})
+            user.append({"type": "image_url", "image_url": image})
     return [{"role": "system", "content": request.system}, {"role": "user", "content": user}]
 
 
@@ -118,12 +128,18 @@ class ChatClient:
     ) -> None:
         if not config.model:
             raise AgentError("no model configured for agent 'openai': pass --agent-opt model=NAME or set ROBOGRAPH_MODEL")
+        import openai  # a core dependency; imported here because it takes ~0.5 s
         self.config = config
         self.usage = Usage()
         self._sleep = sleep
         self._rng = rng or random.Random(0)
         self._slots = threading.Semaphore(max(1, config.concurrency))
         self._lock = threading.Lock()
+        self._openai = openai
+        # servers without authentication (vLLM, Ollama) accept any key; the SDK insists on one
+        self._sdk = openai.OpenAI(
+            base_url=config.base_url, api_key=config.api_key or "EMPTY", timeout=config.timeout, max_retries=0
+        )
 
     @property
     def url(self) -> str:
@@ -131,19 +147,12 @@ class ChatClient:
 
     def complete(self, messages: list[dict[str, Any]]) -> Reply:
         cfg = self.config
-        body = {
-            "model": cfg.model,
-            "messages": messages,
-            "temperature": cfg.temperature,
-            "max_tokens": cfg.max_tokens,
-            **dict(cfg.extra_body),
-        }
-        data = json.dumps(body).encode("utf-8")
         last = ""
         for attempt in range(cfg.max_retries + 1):
+            start = time.perf_counter()
             try:
                 with self._slots:
-                    reply = self._post(data)
+                    reply = self._create(messages)
             except _Retryable as exc:
                 last = str(exc)
                 if attempt == cfg.max_retries:
@@ -155,6 +164,7 @@ class ChatClient:
                     self.usage.retries += 1
                 self._sleep(min(delay, cfg.max_backoff))
                 continue
+            reply = replace(reply, latency_s=time.perf_counter() - start, retries=attempt)
             with self._lock:
                 self.usage.requests += 1
                 self.usage.prompt_tokens += reply.prompt_tokens
@@ -162,38 +172,46 @@ class ChatClient:
             return reply
         raise AgentUnavailable(f"{self.url}: gave up after {cfg.max_retries + 1} attempt(s): {last}")
 
-    def _post(self, data: bytes) -> Reply:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.config.api_key:
-            headers["Authorization"] = f"Bearer {self.config.api_key}"
-        req = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+    def _create(self, messages: list[dict[str, Any]]) -> Reply:
+        cfg, oa = self.config, self._openai
         try:
-            with urllib.request.urlopen(req, timeout=self.config.timeout) as resp:
-                raw = resp.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            if exc.code in RETRY_STATUSES or exc.code >= 500:
-                raise _Retryable(f"HTTP {exc.code}: {detail}", retry_after_seconds(exc.headers.get("Retry-After"))) from None
-            raise AgentUnavailable(f"{self.url}: HTTP {exc.code}: {detail}") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
-            raise _Retryable(f"connection failed: {getattr(exc, 'reason', exc)}") from None
-        return _read_completion(raw)
+            completion = self._sdk.chat.completions.create(
+                model=cfg.model,
+                messages=messages,  # type: ignore[arg-type]
+                temperature=cfg.temperature,
+                max_tokens=cfg.max_tokens,
+                extra_body=dict(cfg.extra_body) or None,
+            )
+        except oa.APIStatusError as exc:
+            detail = exc.response.text[:300]
+            if exc.status_code in RETRY_STATUSES or exc.status_code >= 500:
+                wait = retry_after_seconds(exc.response.headers.get("Retry-After"))
+                raise _Retryable(f"HTTP {exc.status_code}: {detail}", wait) from None
+            raise AgentUnavailable(f"{self.url}: HTTP {exc.status_code}: {detail}") from None
+        except oa.APITimeoutError:
+            raise _Retryable(f"timed out after {cfg.timeout} s") from None
+        except oa.APIConnectionError as exc:
+            raise _Retryable(f"connection failed: {exc.__cause__ or exc}") from None
+        except (ValueError, oa.APIResponseValidationError) as exc:  # JSONDecodeError is a ValueError
+            raise _Retryable(f"malformed response body: {exc}") from None
+        return _read_completion(completion)
 
 
-def _read_completion(raw: bytes) -> Reply:
+def _read_completion(completion: Any) -> Reply:
+    """The SDK validates loosely: a 200 body without choices gives `choices=None` or []."""
     try:
-        body = json.loads(raw)
-        message = body["choices"][0]["message"]
-    except (ValueError, KeyError, IndexError, TypeError):
-        raise _Retryable(f"malformed response body: {raw[:200]!r}") from None
-    content = message.get("content") if isinstance(message, Mapping) else None
+        message = completion.choices[0].message
+    except (AttributeError, IndexError, TypeError):
+        raise _Retryable(f"malformed response body: {str(completion)[:200]}") from None
+    content = getattr(message, "content", None)
     if isinstance(content, list):  # content-part replies
-        content = "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
-    usage = body.get("usage") or {}
+        content = "".join(getattr(p, "text", None) or (p.get("text", "") if isinstance(p, Mapping) else "")
+                          for p in content)
+    usage = getattr(completion, "usage", None)
     return Reply(
         text=content if isinstance(content, str) else "",
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
     )
 
 
@@ -210,4 +228,4 @@ class OpenAIAgent:
         """Stateless between steps: the payload carries the history window."""
 
     def act(self, request: Request) -> Reply:
-        return self.client.complete(build_messages(request))
+        return self.client.complete(build_messages(request, self.client.config.image_detail))

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from robograph.actions import Action
+from robograph.graph import ROBOT_ID, SceneGraph
 
 _SMART = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " "})
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
@@ -117,29 +118,43 @@ def _as_ids(value: Any) -> list[str]:
     return [str(value)]
 
 
-def _resolver(observation: Mapping[str, Any] | None) -> dict[str, str]:
-    """Map lower-cased visible names (when unambiguous) and ids to ids."""
-    if not observation:
-        return {}
-    nodes = list(observation.get("visible_nodes", [])) + list(observation.get("held_objects", []))
+def name_table(nodes: Iterable[tuple[str, str]], extra_ids: Iterable[str] = ()) -> dict[str, str]:
+    """Lower-cased ids and display names -> ids. A name shared by several nodes is left out, so
+    it stays unresolved and the runtime reports it exactly like an unknown id (`unknown_node`);
+    an id always wins over another node's display name."""
     by_name: dict[str, set[str]] = {}
     ids: dict[str, str] = {}
-    for node in nodes:
-        nid = str(node.get("id"))
+    for nid, name in nodes:
         ids[nid.lower()] = nid
-        by_name.setdefault(str(node.get("name", "")).strip().lower(), set()).add(nid)
-    robot = observation.get("robot") or {}
-    for room in [robot.get("current_room"), *robot.get("adjacent_rooms", [])]:
-        if room:
-            ids[str(room).lower()] = str(room)
+        by_name.setdefault(name.strip().lower(), set()).add(nid)
+    for nid in extra_ids:
+        ids[nid.lower()] = nid
     out = {name: next(iter(found)) for name, found in by_name.items() if len(found) == 1 and name}
     out.update(ids)
     return out
 
 
-def parse_response(text: str, observation: Mapping[str, Any] | None = None) -> ParseResult:
-    """Parse one reply. With `observation` (the current_observation object), objects named by
-    their unambiguous visible name are mapped to their ids."""
+def scene_names(graph: SceneGraph) -> dict[str, str]:
+    """Names an agent that sees camera images may use: every node of the scene (visual mode;
+    display names are unique per scene, whether or not the node is in view)."""
+    return name_table((nid, str(node.name)) for nid, node in graph.nodes.items() if nid != ROBOT_ID)
+
+
+def _resolver(observation: Mapping[str, Any] | None) -> dict[str, str]:
+    """Names an agent that reads the symbolic observation may use: the nodes in it."""
+    if not observation:
+        return {}
+    nodes = list(observation.get("visible_nodes", [])) + list(observation.get("held_objects", []))
+    robot = observation.get("robot") or {}
+    rooms = [str(r) for r in [robot.get("current_room"), *robot.get("adjacent_rooms", [])] if r]
+    return name_table(((str(n.get("id")), str(n.get("name", ""))) for n in nodes), rooms)
+
+
+def parse_response(
+    text: str, observation: Mapping[str, Any] | None = None, names: Mapping[str, str] | None = None
+) -> ParseResult:
+    """Parse one reply. Node ids may be given as display names: resolved through `names` (see
+    `scene_names`) when given, else through `observation` (the symbolic current_observation)."""
     if not isinstance(text, str) or not text.strip():
         return ParseFailure("empty reply", text if isinstance(text, str) else "")
     # straight-quoted JSON may contain typographic quotes inside strings: try it as sent first
@@ -163,7 +178,7 @@ def parse_response(text: str, observation: Mapping[str, Any] | None = None) -> P
     if call and not node_ids:  # "grab(red_pen)" / "putin(pen, case)" written into the name
         name = call.group(1)
         node_ids = [a for a in (p.strip().strip("'\"") for p in call.group(2).split(",")) if a]
-    resolve = _resolver(observation)
+    resolve = names if names is not None else _resolver(observation)
     if resolve:
         node_ids = [resolve.get(n.strip().lower(), n) for n in node_ids]
     rec = data.get("recovery") if isinstance(data.get("recovery"), Mapping) else {}

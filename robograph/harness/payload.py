@@ -14,6 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from robograph.actions import CATALOG
+from robograph.errors import RoboGraphError
 from robograph.instance import HISTORY_WINDOW
 from robograph.runtime import Episode
 from robograph.view import observation
@@ -24,12 +25,21 @@ SYSTEM_PROMPT = (
     "Output strict JSON only."
 )
 
+PROTOCOLS = ("standard", "assisted")
+
+NO_CANDIDATES = "Do not assume that a candidate action list is available."
+RECOVER_CONSTRAINT = "Treat recover as an internal transition, not as a second physical action."
+# assisted protocol (the paper's RoboTwin validation, Table 9): a candidate list is available
+ASSISTED_CONSTRAINTS: tuple[str, ...] = (
+    "Choose exactly one action from valid_actions; it lists the grounded actions valid in the current view.",
+    RECOVER_CONSTRAINT,
+)
+
 ACTION_CONSTRAINTS: tuple[str, ...] = (
     "Choose exactly one action using action_catalog and the provided observation.",
     "Ground object, target, and node_ids in the visual observation and task context.",
-    "Do not assume that a candidate action list is available.",
+    NO_CANDIDATES,
     "Treat success_criterion as the authoritative task goal; task is only a high-level title.",
-    "Treat recover as an internal transition, not as a second physical action.",
     "The current observation was captured after the previous task action and before the current action.",
     "Use the current observation to assess the most recent task action in recent_history; do not use "
     "that decision\u2019s prior recovery value as its outcome.",
@@ -84,22 +94,42 @@ def recent_history(episode: Episode, window: int = HISTORY_WINDOW) -> list[dict[
     return out
 
 
-def build_payload(episode: Episode, current_observation: dict[str, Any] | None = None) -> dict[str, Any]:
+def action_constraints(protocol: str = "standard") -> list[str]:
+    """The standard protocol never offers `recover` (it does not exist there) nor a candidate
+    list; the assisted one offers both, so only it explains them."""
+    if protocol == "standard":
+        return list(ACTION_CONSTRAINTS)
+    out = [c for c in ACTION_CONSTRAINTS if c != NO_CANDIDATES]
+    return out[:2] + list(ASSISTED_CONSTRAINTS) + out[2:]
+
+
+def build_payload(
+    episode: Episode,
+    current_observation: dict[str, Any] | None = None,
+    *,
+    protocol: str = "standard",
+    valid_actions: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The user payload for the coming step. Pass `current_observation` to replace the symbolic
-    view (visual mode: camera references)."""
+    view (visual mode: camera references). The assisted protocol adds `valid_actions` right
+    after `action_catalog`; every other field is the same in every mode and protocol."""
+    if protocol not in PROTOCOLS:
+        raise RoboGraphError(f"unknown protocol {protocol!r}; valid: {', '.join(PROTOCOLS)}")
     inst = episode.instance
     if current_observation is None:
         current_observation = observation(episode.graph, episode.view)
-    return {
+    payload = {
         "task": inst.task,
         "task_type": inst.task_type,
         "settings": list(inst.settings),
         "success_criterion": episode.goal.to_json(),
         "step": episode.t + 1,
         "action_catalog": {name: CATALOG[name].to_record() for name in inst.actions},
-        "action_constraints": list(ACTION_CONSTRAINTS),
+        **({"valid_actions": list(valid_actions or [])} if protocol == "assisted" else {}),
+        "action_constraints": action_constraints(protocol),
         "observation_timing": _fresh(OBSERVATION_TIMING),
         "recent_history": recent_history(episode),
         "current_observation": current_observation,
         "output_schema": _fresh(OUTPUT_SCHEMA),
     }
+    return payload

@@ -28,7 +28,10 @@ from tqdm import tqdm
 from robograph.agents import make_agent
 from robograph.errors import DependencyNotInstalled, RoboGraphError
 from robograph.fileio import write_text_atomic
-from robograph.harness.jobs import Job, JobResult, public_options, run_job
+from robograph.harness.jobs import Job, JobResult, WorkerBackends, public_options, run_job
+from robograph.harness.observe import IMAGE_FORMATS, OBSERVATION_MODES, ObservationSpec, require_cameras
+from robograph.harness.payload import PROTOCOLS
+from robograph.harness.rollout import RolloutOptions
 from robograph.harness.store import (
     CONFIG,
     ERRORS,
@@ -75,6 +78,9 @@ class RunSpec:
     backend_options: Mapping[str, Any] = field(default_factory=dict)
     durable: bool = True
     progress: bool = True
+    options: RolloutOptions = field(default_factory=RolloutOptions)
+    media: str | None = None
+    rerun: bool = False
 
 
 @dataclass
@@ -125,7 +131,8 @@ def find_instances(path: str | Path) -> list[Path]:
 
 def plan_jobs(spec: RunSpec) -> list[Job]:
     return [
-        Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options), dict(spec.backend_options))
+        Job(str(f), seed, spec.agent, spec.backend, dict(spec.agent_options), dict(spec.backend_options),
+            spec.options, spec.media, spec.rerun)
         for f in _instance_files(spec)
         for seed in range(spec.seeds)
     ]
@@ -158,11 +165,27 @@ def check_agent_and_backend(spec: RunSpec) -> None:
         except ImportError:
             raise DependencyNotInstalled("ray", "ray") from None
     make_agent(spec.agent, **dict(spec.agent_options))
-    make_backend(spec.backend, **dict(spec.backend_options)).close()  # unknown options name the valid ones
+    backend = make_backend(spec.backend, **dict(spec.backend_options))  # unknown options name the valid ones
+    try:
+        require_cameras(spec.options.observation, backend)
+        if spec.media is not None:
+            require_cameras(ObservationSpec(mode="visual"), backend)
+    finally:
+        backend.close()
+    if spec.rerun:
+        try:
+            import rerun  # noqa: F401
+        except ImportError:
+            raise DependencyNotInstalled("rerun-sdk", "rerun") from None
+
+
+# run-file keys added after runs already existed, with the value those older runs had
+RECORD_DEFAULTS: Mapping[str, Any] = {"backend_options": {}, "observation": "symbolic", "protocol": "standard"}
 
 
 def _run_record(spec: RunSpec, jobs: Sequence[Job]) -> dict[str, Any]:
     files = list(dict.fromkeys(Path(j.instance_path) for j in jobs))
+    obs = spec.options.observation
     return {
         "agent": spec.agent,
         "backend": spec.backend,
@@ -170,6 +193,9 @@ def _run_record(spec: RunSpec, jobs: Sequence[Job]) -> dict[str, Any]:
         "backend_options": dict(spec.backend_options),
         "seeds": spec.seeds,
         "instances_digest": instance_digest(files, spec.seeds),
+        "observation": obs.mode,
+        "protocol": spec.options.protocol,
+        **({"images": {"format": obs.image_format, "size": obs.image_size}} if obs.visual else {}),
     }
 
 
@@ -178,8 +204,8 @@ def _check_config(run: Path, spec: RunSpec, jobs: Sequence[Job]) -> None:
     mine = _run_record(spec, jobs)
     path = run / CONFIG
     if path.exists():
-        old = {"backend_options": {}, **json.loads(path.read_text(encoding="utf-8"))}  # runs from before the option
-        differ = [k for k in mine if old.get(k) != mine[k]]
+        old = json.loads(path.read_text(encoding="utf-8"))
+        differ = [k for k in mine if old.get(k, RECORD_DEFAULTS.get(k)) != mine[k]]
         if differ:
             theirs = ", ".join(f"{k}={old.get(k)!r}" for k in differ)
             asked = ", ".join(f"{k}={mine[k]!r}" for k in differ)
@@ -194,8 +220,9 @@ def _check_config(run: Path, spec: RunSpec, jobs: Sequence[Job]) -> None:
 
 def _local(jobs: Sequence[Job], workers: int) -> Generator[JobResult, None, None]:
     if workers <= 1:
-        for job in jobs:
-            yield run_job(job)
+        with WorkerBackends() as backends:  # one backend for the whole run, closed when it ends
+            for job in jobs:
+                yield run_job(job, backends)
         return
     with worker_pool(workers) as pool:  # Ctrl-C or a closed generator stops the workers at once
         todo = iter(jobs)
@@ -319,6 +346,16 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
                    help="agent option, e.g. memory=false or model=gpt-4o (repeatable)")
     p.add_argument("--backend-opt", action="append", default=[], metavar="KEY=VALUE",
                    help="backend option, e.g. mode=assisted (repeatable; values are YAML scalars)")
+    p.add_argument("--observation", default="symbolic", choices=OBSERVATION_MODES,
+                   help="what the agent sees: the scene graph, the camera images, or both")
+    p.add_argument("--image-format", default="png", choices=IMAGE_FORMATS, help="encoding of sent images")
+    p.add_argument("--image-size", type=positive_int, default=None, metavar="PX",
+                   help="cap the longer side of each sent image (default: as rendered)")
+    p.add_argument("--protocol", default="standard", choices=PROTOCOLS,
+                   help="assisted: the payload carries valid_actions and recover (paper, Table 9)")
+    p.add_argument("--media", default=None, metavar="DIR",
+                   help="write a contact sheet and an MP4 of the head camera per rollout under DIR")
+    p.add_argument("--rerun", action="store_true", help="with --media: also a Rerun .rrd per rollout")
     p.add_argument("--no-progress", action="store_true")
 
 
@@ -335,6 +372,12 @@ def spec_from_args(args: argparse.Namespace, instances: str, out: str) -> RunSpe
         agent_options=parse_options(args.agent_opt),
         backend_options=parse_backend_opts(getattr(args, "backend_opt", [])),
         progress=not args.no_progress,
+        options=RolloutOptions(
+            ObservationSpec(args.observation, args.image_format, args.image_size), args.protocol,
+            media=args.media is not None,
+        ),
+        media=args.media,
+        rerun=args.rerun,
     )
 
 

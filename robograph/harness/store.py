@@ -27,6 +27,9 @@ RESULTS = "results.jsonl"
 ERRORS = "errors.jsonl"
 CONFIG = "run.json"
 TIMING = "timing.json"
+# wall-clock figures of a step (timing breakdown, agent latency): kept in the log, left out of the
+# results file so that it stays byte-identical across reruns
+MEASURED = "measured"
 
 
 def dumps(record: dict[str, Any]) -> str:
@@ -91,11 +94,13 @@ def read_jsonl(path: Path) -> Iterator[dict[str, Any]]:
 
 
 def write_results(run: Path) -> Path:
-    """Canonical results: for each rollout key (sorted), its step lines then its rollout line."""
+    """Canonical results: for each rollout key (sorted), its step lines then its rollout line
+    (without the step's wall-clock `measured` figures)."""
     groups: dict[str, list[str]] = {}
     pending: list[dict[str, Any]] = []
     for rec in read_jsonl(run / LOG):
         if rec.get("type") == "step":
+            rec.pop(MEASURED, None)
             pending.append(rec)
             continue
         if rec.get("type") == "rollout":
