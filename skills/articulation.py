@@ -42,9 +42,8 @@ PUSH_RADIUS = 1.0  # push at this fraction of the handle's distance from the axi
 # hinge: a shorter path for the arm, plenty of lever for a light leaf)
 STANCE_BACK = 0.4  # m: regrasping, the shoulder lines up with a point this far behind the handle
 PULLS = 4  # a hinge is taken and pulled at most this often
-DOOR_OPEN_ENOUGH = 0.62  # a leaf pulled open past this fraction of its travel is left there
-# (the world reads a joint past half its travel as open; doors open to 178 deg, so this is
-# 110 deg, where the handle still faces the robot)
+DOOR_OPEN_ENOUGH = 0.9  # a leaf pulled open past this fraction of its travel is left there
+# (kitchen doors stop at 120 deg: this is 108 deg, three pulls; the handle still faces the robot)
 DONE = 0.6  # the skill's own check: at least this fraction of the travel (open) ...
 SHUT = 0.15  # ... at most this fraction (closed)
 HANDLE_PITCH = math.radians(60)  # assisted: handle approach 30 deg below horizontal
@@ -270,8 +269,8 @@ def _clear_edge(robot: Robot, hand: str, h: Handle, approach: np.ndarray, closin
 
 
 def _enough(h: Handle, opening: bool) -> bool:
-    """A door pulled open this far is left there: pushing it round to lie flat means a hand
-    behind the leaf and the base inside its sweep (out of reach of this arm)."""
+    """A door pulled open this far is left there: the last degrees up to the hinge's stop
+    would cost another re-grasp and base step for nothing the world reads differently."""
     return opening and h.opening >= DOOR_OPEN_ENOUGH * h.travel
 
 

@@ -137,6 +137,38 @@ def test_a_door_swings_only_while_the_fingers_hold_its_handle() -> None:
     assert world.qpos(a.joint) < math.radians(2)
 
 
+def test_the_robot_stands_clear_of_open_door_leaves() -> None:
+    """Doors stop at 120 deg, so open leaves stand out in front of their carcass (folded flat at
+    178 deg they lay in the front plane); a stance for work inside the compartment puts base and
+    shoulders between the leaves or in front of their tips (standing with a shoulder over a leaf,
+    the robot pushed a fridge door shut), and it differs from the stance with the doors shut."""
+    from backends.mujoco_kitchen.embodiment import BASE_FRONT, LEAF_CLEAR, ROBOT_HALF_WIDTH
+
+    world, _robot, scene = _kitchen()
+    arts = world.plan.articulations["pantry_cabinet"]
+    assert {a.kind for a in arts} == {"hinged_door"}
+    inside = scene.center("pantry_cabinet")
+    shut = {hand: scene.work_pose("pantry_cabinet", hand, inside) for hand in ("left", "right")}
+    for a in arts:
+        world.set_qpos(a.joint, a.open)
+    world.forward()
+    assert scene.open_fraction("pantry_cabinet") > 0.95
+    leaves = [(h.pivot, scene._leaf_tip(h)) for h in scene.handles("pantry_cabinet")]
+    front = min(min(p[0], t[0]) for p, t in leaves)
+    assert front < min(p[0] for p, _ in leaves) - 0.2  # the open leaves stand out
+    mid = float(np.mean([p[1] for p, _ in leaves]))
+    lo = max(max(p[1], t[1]) for p, t in leaves if p[1] < mid)
+    hi = min(min(p[1], t[1]) for p, t in leaves if p[1] >= mid)
+    moved = False
+    for hand in ("left", "right"):
+        x, y, _yaw, _lift = scene.work_pose("pantry_cabinet", hand, inside)
+        in_front = x + BASE_FRONT <= front - LEAF_CLEAR + 1e-9
+        between = lo + ROBOT_HALF_WIDTH <= y <= hi - ROBOT_HALF_WIDTH
+        assert in_front or between, (hand, x, y, front, lo, hi)
+        moved = moved or (x, y) != shut[hand][:2]
+    assert moved
+
+
 def test_a_button_is_pressed_by_the_finger() -> None:
     from skills import primitives as sk
 

@@ -72,6 +72,10 @@ APPROACH_RADIUS = 0.3  # neighbours this close (m) ...
 APPROACH_CLEARANCE = 0.06  # ... are passed this high over by the grip point (m)
 SPOT_CHOICES = 3  # placement candidates offered to a skill (tried in turn when one is out of reach)
 LEAF_CLEAR = 0.03  # the base's front stays this far from a swinging leaf's tip (m)
+HELD_CLEAR = 0.12  # a held object sticks out this far beyond the grip point (m); set by hand
+LEAF_IN_THE_WAY = math.radians(10)  # a door leaf open this far stands out in front of its carcass
+ROBOT_HALF_WIDTH = ARM_MOUNT_Y + 0.08  # base centre to the outside of an arm's links (m): the base
+# body is 0.24 wide each side, but the shoulders stand 0.25 out and reach forward over the leaves
 DOOR_PITCH = math.radians(60)  # door bars: approach 30 deg below level (a level hand could not reach)
 PULL_REACH = 0.68  # drawers: base centre to the shut bar (m) ...
 PULL_SHOULDER_DROP = 0.3  # ... and the shoulders this far below it (m): the whole pull in reach
@@ -138,9 +142,31 @@ class MujocoRobot:
         goal = np.array(pose, dtype=float)
         if abs(goal[1] - start[1]) > SIDESTEP and abs(goal[0] - start[0]) > 0.02:  # (not along a lane)
             lane = min(start[0], goal[0]) - LANE_BACKOFF
+            # ... and in front of open door leaves, hands and what they hold included (doors stop
+            # at 120 deg: a fridge leaf stands out 54 cm; the lane 25 cm back swept a held
+            # ketchup bottle through it and pushed the door shut)
+            ys = (min(start[1], goal[1]) - ROBOT_HALF_WIDTH, max(start[1], goal[1]) + ROBOT_HALF_WIDTH)
+            ahead = max([BASE_FRONT] + [float(self.hand_position(h)[0]) - float(start[0]) + HELD_CLEAR
+                                        for h in HANDS])
+            lane = min(lane, self._leaves_front(*ys) - ahead - LEAF_CLEAR)
             self._drive((lane, start[1], start[2], start[3]))
             self._drive((lane, goal[1], goal[2], goal[3]))
         return self._drive(goal)
+
+    def _leaves_front(self, y0: float, y1: float) -> float:
+        """The smallest x reached by an open door leaf lying between y0 and y1 (inf: none)."""
+        w = self.world
+        front = math.inf
+        for arts in w.plan.articulations.values():
+            for a in arts:
+                if a.kind != "hinged_door" or abs(w.qpos(a.joint) - a.closed) < LEAF_IN_THE_WAY:
+                    continue
+                gid = int(w.model.body_geomadr[w.body_id(a.body)])
+                centre = np.array(w.data.geom_xpos[gid])
+                half = np.abs(np.array(w.data.geom_xmat[gid]).reshape(3, 3)) @ np.array(w.model.geom_size[gid])
+                if centre[1] + half[1] >= y0 and centre[1] - half[1] <= y1:
+                    front = min(front, float(centre[0] - half[0]))
+        return front
 
     def _drive(self, pose: BasePose | np.ndarray) -> bool:
         w = self.world
@@ -467,10 +493,43 @@ class KitchenScene:
                 # (IK from five seeds) at the pre-grasp, closed and open bar positions
                 shut = min(float((h.position - h.axis * h.opening)[0]) for h in self.handles(node))
                 return (shut - PULL_REACH, y, 0.0, z - ARM_MOUNT_Z - PULL_SHOULDER_DROP)
+            if not operate:
+                x, y = self._clear_of_leaves(root, x, y)
             return (x, y, 0.0, z - SHOULDER_DZ)
         x = min(p[0] - REACH, x_max)
         y = p[1] - (ARM_MOUNT_Y if hand == "left" else -ARM_MOUNT_Y)
+        if not operate:
+            x, y = self._clear_of_leaves(root, x, y)
         return (x, y, 0.0, p[2] - SHOULDER_DZ)
+
+    def _clear_of_leaves(self, root: str | None, x: float, y: float) -> tuple[float, float]:
+        """A stance that keeps the robot off the open door leaves of its furniture: between the
+        leaves when the opening is wide enough for base and shoulders, else in front of their
+        tips. Open leaves stand out in front of the carcass (doors stop at 120 deg: a 62 cm
+        fridge leaf stands out 54 cm), where the base stands to reach shelves and door bins;
+        standing with its shoulder over a leaf, the robot pushed a fridge door shut."""
+        leaves = [(h.pivot, self._leaf_tip(h)) for n, arts in self.world.plan.articulations.items()
+                  if self.root_furniture(n) == root for h in self.handles(n)
+                  if h.kind == "hinge" and h.opening > LEAF_IN_THE_WAY and abs(float(h.axis[2])) > 0.7]
+        if not leaves:
+            return x, y
+        out = min(min(float(pivot[0]), float(tip[0])) for pivot, tip in leaves) - LEAF_CLEAR
+        if x + BASE_FRONT <= out:
+            return x, y
+        mid = float(np.mean([pivot[1] for pivot, _ in leaves]))
+        lo = max((max(float(p[1]), float(t[1])) for p, t in leaves if p[1] < mid), default=-math.inf)
+        hi = min((min(float(p[1]), float(t[1])) for p, t in leaves if p[1] >= mid), default=math.inf)
+        room = ROBOT_HALF_WIDTH + LEAF_CLEAR
+        if hi - lo >= 2 * room:
+            return x, float(np.clip(y, lo + room, hi - room))
+        return out - BASE_FRONT, y
+
+    @staticmethod
+    def _leaf_tip(h: Handle) -> np.ndarray:
+        """The free edge of a door leaf, level with its handle: the handle sits near it."""
+        radial = h.position - h.pivot
+        radial = radial - h.axis * float(radial @ h.axis)
+        return h.pivot + radial / max(float(np.linalg.norm(radial)), 1e-9) * h.tip
 
     def _door_width(self, body: str) -> float:
         gid = int(self.world.model.body_geomadr[self.world.body_id(body)])

@@ -85,12 +85,14 @@ BOTTOM_COMPARTMENT = 0.3  # a box with levels and no direct contents keeps this 
 LEVEL_CLEARANCE = 0.4  # free height above contents inside shelf/bin levels, entered from the front
 LEVEL_ITEM = 0.24  # a level is at least tall enough for a typical item put there later
 LEVEL_LIP = 0.06  # front lip of a bin level (a fridge door bin): what stands in it reads INSIDE
-DOOR_OPEN = 3.1  # rad: hinged doors swing flat (178 deg) into the front plane, so an open leaf
-# stands out < 5 cm, behind the base's front at its closest stance (166 deg: 11 cm, and the base
-# pushed the leaves of an open fridge and was turned off heading; 175 deg still failed 3 fridge
-# scenes)
-DOOR_OVERTRAVEL = 0.2  # rad the hinge range extends past DOOR_OPEN, so the servo's target is
-# never on the joint limit
+DOOR_OPEN = 2.1  # rad: hinged doors open to 120 deg, like real fridge and cupboard doors
+# (110-130 deg). They used to swing flat (178 deg) into the front plane so an open leaf stood
+# out < 5 cm (at 166 deg the tips stood 11 cm out where the base stands beside the fridge to
+# place on its shelves); but a hand cannot get behind a leaf folded flat to close it, and pulled
+# by the hand a leaf was left at 110 deg anyway. At 120 deg the two half-width leaves stand out
+# ~30 cm at the carcass's outer edges: the compartment between them stays as wide as the carcass
+DOOR_OVERTRAVEL = 0.1  # rad the hinge range extends past DOOR_OPEN (the stop): the servo's
+# target is never on the joint limit
 DOOR_DAMPING = 1.0  # N m s/rad: a released leaf stops within a few degrees; set by hand
 DOOR_MASS = 1.0  # kg per leaf; set by hand
 DRAWER_TRAVEL_MAX = 0.36  # m a drawer slides out: its front rows are exposed and the base at
