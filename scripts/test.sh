@@ -3,7 +3,7 @@
 # Pass pytest arguments through, e.g. `bash scripts/test.sh -m "not slow"` to skip simulator tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROBOGRAPH_EXTRAS="${ROBOGRAPH_EXTRAS:-dev,mujoco,calibration,ray,media,sapien}" bash scripts/setup_env.sh
+ROBOGRAPH_EXTRAS="${ROBOGRAPH_EXTRAS:-dev,mujoco,calibration,ray,media,rerun,sapien}" bash scripts/setup_env.sh
 # ROS 2 bridge: its own venv (.venv-ros2); the bridge tests run there over real DDS and must not skip.
 bash scripts/setup_ros2.sh
 export ROBOGRAPH_ROS2_REQUIRED=1

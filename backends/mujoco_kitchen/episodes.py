@@ -16,11 +16,13 @@ family's own target ranges (L_o, N_g), and is cached in DIR/heldout/ like the be
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from robograph.actions import Action
 from robograph.errors import RoboGraphError
+from robograph.fileio import write_text_atomic
 from robograph.instance import TaskInstance, load_instance
 
 DOMAIN = "indoor"
@@ -59,34 +61,42 @@ def load_indoor(directory: str | Path, scene_ids: list[str] | None = None, *,
     ids = scene_ids if scene_ids is not None else indoor_scene_ids()
     out = IndoorEpisodes()
     for sid in ids:
-        path = episode_path(directory, sid)
-        if path.is_file():
-            out.instances.append(load_instance(path))
-            continue
-        marker = path.with_suffix(".failed")  # a scene the compiler rejected: do not retry every run
-        if marker.is_file():
-            out.failed[sid] = marker.read_text(encoding="utf-8").strip()
-            continue
-        if not compile_missing:
-            out.failed[sid] = f"not compiled ({path} missing)"
-            continue
-        try:
-            inst = compile_baseline(sid)
-        except RoboGraphError as exc:
-            out.failed[sid] = str(exc)
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.write_text(str(exc) + "\n", encoding="utf-8")
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(inst.to_json(), sort_keys=True), encoding="utf-8")
-        out.instances.append(inst)
+        _load_or_compile(out, sid, episode_path(directory, sid), lambda sid=sid: compile_baseline(sid),
+                         compile_missing)
     return out
+
+
+def _load_or_compile(out: IndoorEpisodes, sid: str, path: Path, compile_one: Callable[[], TaskInstance],
+                     compile_missing: bool) -> None:
+    """Read a cached baseline, or record why there is none (a `.failed` marker keeps a scene the
+    compiler rejected from being retried every run), or compile it and cache it."""
+    if path.is_file():
+        out.instances.append(load_instance(path))
+        return
+    marker = path.with_suffix(".failed")
+    if marker.is_file():
+        out.failed[sid] = marker.read_text(encoding="utf-8").strip()
+        return
+    if not compile_missing:
+        out.failed[sid] = f"not compiled ({path} missing)"
+        return
+    try:
+        inst = compile_one()
+    except RoboGraphError as exc:
+        out.failed[sid] = str(exc)
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.write_text(str(exc) + "\n", encoding="utf-8")
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(path, json.dumps(inst.to_json(), sort_keys=True))  # a killed compile leaves no half file
+    out.instances.append(inst)
 
 
 def load_heldout(directory: str | Path, count: int, seed: int, *, compile_missing: bool = True) -> IndoorEpisodes:
     """`count` indoor baselines compiled from seeds seed, seed+1, ... (families in turn); a seed
     the compiler rejects is recorded in `failed` and the next one is tried (at most 3 x count)."""
     from robograph.compiler.assets import load_assets
+    from robograph.compiler.compile import compile_scene
 
     assets = load_assets()
     if seed == assets.benchmark_seed:
@@ -99,25 +109,8 @@ def load_heldout(directory: str | Path, count: int, seed: int, *, compile_missin
         family, scene_seed = families[k % len(families)], seed + k
         sid = f"{assets.family(family).scene_prefix}-{DOMAIN[0].upper()}s{scene_seed}"
         path = Path(directory) / "heldout" / f"{sid}__baseline.json"
-        if path.is_file():
-            out.instances.append(load_instance(path))
-            continue
-        marker = path.with_suffix(".failed")
-        if marker.is_file() or not compile_missing:
-            out.failed[sid] = marker.read_text(encoding="utf-8").strip() if marker.is_file() else f"{path} missing"
-            continue
-        from robograph.compiler.compile import compile_scene
-
-        try:
-            inst = compile_scene(assets, family, DOMAIN, scene_seed, scene_id=sid).baseline
-        except RoboGraphError as exc:
-            out.failed[sid] = str(exc)
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.write_text(str(exc) + "\n", encoding="utf-8")
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(inst.to_json(), sort_keys=True), encoding="utf-8")
-        out.instances.append(inst)
+        _load_or_compile(out, sid, path, lambda f=family, ss=scene_seed, sid=sid: compile_scene(
+            assets, f, DOMAIN, ss, scene_id=sid).baseline, compile_missing)
     return out
 
 

@@ -69,16 +69,41 @@ class StepTiming:
 
 @dataclass
 class Timing:
-    """Seconds spent in the harness itself versus the agent, rendering and the runtime."""
+    """Seconds spent in the harness itself versus the agent, rendering and the runtime, per step;
+    the totals are sums over the steps."""
 
-    payload_s: float = 0.0
-    parse_s: float = 0.0
-    agent_s: float = 0.0
-    runtime_s: float = 0.0
-    render_s: float = 0.0
-    encode_s: float = 0.0
-    steps: int = 0
     per_step: list[StepTiming] = field(default_factory=list)
+
+    def _total(self, phase: str) -> float:
+        return sum(getattr(step, phase) for step in self.per_step)
+
+    @property
+    def steps(self) -> int:
+        return len(self.per_step)
+
+    @property
+    def payload_s(self) -> float:
+        return self._total("payload")
+
+    @property
+    def parse_s(self) -> float:
+        return self._total("parse")
+
+    @property
+    def agent_s(self) -> float:
+        return self._total("agent")
+
+    @property
+    def runtime_s(self) -> float:
+        return self._total("physics")
+
+    @property
+    def render_s(self) -> float:
+        return self._total("render")
+
+    @property
+    def encode_s(self) -> float:
+        return self._total("encode")
 
     @property
     def overhead_s(self) -> float:
@@ -87,13 +112,6 @@ class Timing:
         return self.payload_s + self.parse_s + self.encode_s
 
     def add(self, step: StepTiming) -> None:
-        self.payload_s += step.payload
-        self.parse_s += step.parse
-        self.agent_s += step.agent
-        self.runtime_s += step.physics
-        self.render_s += step.render
-        self.encode_s += step.encode
-        self.steps += 1
         self.per_step.append(step)
 
 
