@@ -62,11 +62,9 @@ def is_open(fraction: float) -> bool:
     return fraction > OPEN_FRACTION
 
 
-def rewrites_to(expected: SceneGraph, reading: Reading, before: SceneGraph | None = None) -> list[Rewrite]:
-    """Rewrites turning `expected` into the measured graph (empty when they agree). `before` is
-    not used (occlusions of an object a grab failed to pick up are measured like any other); it
-    stays for callers that pass it."""
-    del before
+def rewrites_to(expected: SceneGraph, reading: Reading) -> list[Rewrite]:
+    """Rewrites turning `expected` into the measured graph (empty when they agree). Occlusions of
+    an object a grab failed to pick up are measured like any other, so no pre-action graph is needed."""
     out: list[Rewrite] = []
     into_hands: list[Rewrite] = []
     for node, (rel, dst) in sorted(reading.locations.items()):

@@ -82,7 +82,6 @@ class MujocoKitchenBackend:
         self.robot: Any = None
         self.scene: Any = None
         self._cams: Any = None
-        self._before: SceneGraph | None = None
         self.last_info: dict[str, Any] = {}
 
     @property
@@ -109,7 +108,6 @@ class MujocoKitchenBackend:
         self.robot = MujocoRobot(self.world)
         self.scene = KitchenScene(self.world, assisted=self.mode == "assisted")
         self.scene.graph = graph
-        self._before = None
 
     def close(self) -> None:
         if self._cams is not None:
@@ -133,9 +131,8 @@ class MujocoKitchenBackend:
     def reconcile(self, expected: SceneGraph) -> SceneGraph:
         from backends.mujoco_kitchen.sense import reconcile
 
-        observed = reconcile(self.world, expected, before=self._before)
+        observed = reconcile(self.world, expected)
         self.scene.graph = observed
-        self._before = None
         return observed
 
     # actions ---------------------------------------------------------------------------------------
@@ -146,7 +143,6 @@ class MujocoKitchenBackend:
         from backends.mujoco_kitchen.world import SimulationUnstable
         from skills.interface import SkillResult
 
-        self._before = graph
         self.scene.graph = graph
         self.robot.failures.clear()
         timers = self.world.timers
@@ -165,7 +161,6 @@ class MujocoKitchenBackend:
             except SimulationUnstable as exc:
                 failure = ActionFailure(FailureType.SIMULATION_UNSTABLE, f"{action}: {exc}")
                 self._build(graph)  # continue from the last consistent graph
-                self._before = graph
             finally:
                 if self.world is not None:
                     self.world.interrupt = None

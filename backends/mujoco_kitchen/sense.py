@@ -263,10 +263,9 @@ def _chain(expected: SceneGraph, locations: dict[str, Location], node: str) -> l
     return out
 
 
-def reconcile(world: World, expected: SceneGraph, *, before: SceneGraph | None = None,
-              assisted_only: bool = False) -> SceneGraph:
+def reconcile(world: World, expected: SceneGraph, *, assisted_only: bool = False) -> SceneGraph:
     """The measured graph; `expected` itself (same object) when nothing differs."""
-    rewrites = rewrites_to(expected, read(world, expected, assisted_only=assisted_only), before)
+    rewrites = rewrites_to(expected, read(world, expected, assisted_only=assisted_only))
     if not rewrites:
         return expected
     return apply_all(expected, rewrites)

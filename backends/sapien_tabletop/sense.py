@@ -177,8 +177,8 @@ def read(world: World, expected: SceneGraph) -> Reading:
     return Reading(locations, attrs, None)
 
 
-def reconcile(world: World, expected: SceneGraph, *, before: SceneGraph | None = None) -> SceneGraph:
+def reconcile(world: World, expected: SceneGraph) -> SceneGraph:
     """The measured graph; `expected` itself (same object) when nothing differs."""
-    rewrites = rewrites_to(expected, read(world, expected), before)
+    rewrites = rewrites_to(expected, read(world, expected))
     return expected if not rewrites else apply_all(expected, rewrites)
 
