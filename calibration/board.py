@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from calibration.deps import cv2_module
-from calibration.errors import CalibrationError
+from robograph_calibration.deps import cv2_module
+from robograph_calibration.errors import CalibrationError
 
 BOARD_KINDS = ("charuco", "chessboard")
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.errors import CalibrationError, ConventionError
+from robograph_calibration.errors import CalibrationError, ConventionError
 
 # Columns: the OpenCV camera axes expressed in the other convention's camera frame.
 # MuJoCo/OpenGL: cv x = mj x, cv y = -mj y, cv z = -mj z.

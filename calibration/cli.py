@@ -12,14 +12,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from calibration.errors import CalibrationFileError
+from robograph_calibration.errors import CalibrationFileError
 
 POSES_HELP = ("YAML/JSON file: {views: [{image: PATH (relative to the file), T_base_gripper: 4x4 rows "
               "| translation: [x,y,z] + rotation_xyzw: [x,y,z,w]}, ...]}")
 
 
 def _board(args: argparse.Namespace) -> Any:
-    from calibration.board import BoardSpec
+    from robograph_calibration.board import BoardSpec
 
     try:
         sx, sy = (int(v) for v in args.squares.lower().split("x"))
@@ -29,7 +29,7 @@ def _board(args: argparse.Namespace) -> Any:
 
 
 def _read_image(path: Path) -> Any:
-    from calibration.deps import cv2_module
+    from robograph_calibration.deps import cv2_module
 
     cv2 = cv2_module()
     img = cv2.imread(str(path), cv2.IMREAD_COLOR)
@@ -39,8 +39,8 @@ def _read_image(path: Path) -> Any:
 
 
 def _cmd_intrinsics(args: argparse.Namespace) -> int:
-    from calibration.intrinsics import calibrate_intrinsics
-    from calibration.ros_yaml import write_ros_yaml
+    from robograph_calibration.intrinsics import calibrate_intrinsics
+    from robograph_calibration.ros_yaml import write_ros_yaml
 
     paths = [Path(p) for p in args.images]
     res = calibrate_intrinsics([_read_image(p) for p in paths], _board(args), distortion=args.distortion,
@@ -59,7 +59,7 @@ def _load_poses(path: Path) -> list[tuple[Path, Any]]:
     import numpy as np
     import yaml
 
-    from calibration.transforms import make_T, quat_xyzw_to_R
+    from robograph_calibration.transforms import make_T, quat_xyzw_to_R
 
     try:
         doc = yaml.safe_load(path.read_text())  # JSON is YAML
@@ -77,10 +77,10 @@ def _load_poses(path: Path) -> list[tuple[Path, Any]]:
 
 
 def _cmd_hand_eye(args: argparse.Namespace) -> int:
-    from calibration.handeye import calibrate_hand_eye
-    from calibration.intrinsics import board_poses
-    from calibration.rig import Mount, Rig, RigCamera
-    from calibration.ros_yaml import read_ros_yaml
+    from robograph_calibration.handeye import calibrate_hand_eye
+    from robograph_calibration.intrinsics import board_poses
+    from robograph_calibration.rig import Mount, Rig, RigCamera
+    from robograph_calibration.ros_yaml import read_ros_yaml
 
     _, camera = read_ros_yaml(args.intrinsics)
     pairs = _load_poses(Path(args.poses))
@@ -122,9 +122,9 @@ def _cmd_render(args: argparse.Namespace) -> int:
     """Render a ground-truth data set (MuJoCo) in the layout `hand-eye --poses` reads."""
     import numpy as np
 
-    from calibration.rig import Mount, Rig, RigCamera
-    from calibration.sim_board import render_board_views
     from robograph.render_cmd import write_png
+    from robograph_calibration.rig import Mount, Rig, RigCamera
+    from robograph_calibration.sim_board import render_board_views
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

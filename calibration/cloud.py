@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from calibration.camera import CameraModel
-from calibration.deps import open3d_module
-from calibration.errors import CalibrationError
+from robograph_calibration.camera import CameraModel
+from robograph_calibration.deps import open3d_module
+from robograph_calibration.errors import CalibrationError
 
 VOXEL_M = 0.005  # fused clouds are thinned to one point per 5 mm voxel
 MIN_POINTS = 15  # an object with fewer points than this (after cleaning) is not observed

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.deps import cv2_module
-from calibration.errors import CalibrationError, TooFewViews
-from calibration.transforms import invert, make_T, rotation_angle_deg
+from robograph_calibration.deps import cv2_module
+from robograph_calibration.errors import CalibrationError, TooFewViews
+from robograph_calibration.transforms import invert, make_T, rotation_angle_deg
 
 HANDEYE_MODES = ("eye-in-hand", "eye-to-hand")
 HANDEYE_METHODS = ("tsai", "park", "horaud", "andreff", "daniilidis", "robot-world")

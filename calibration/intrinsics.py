@@ -12,11 +12,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.board import BoardSpec, Detection, detect
-from calibration.camera import CameraModel
-from calibration.deps import cv2_module
-from calibration.errors import CalibrationError, TooFewViews
-from calibration.transforms import make_T, rotvec_to_R
+from robograph_calibration.board import BoardSpec, Detection, detect
+from robograph_calibration.camera import CameraModel
+from robograph_calibration.deps import cv2_module
+from robograph_calibration.errors import CalibrationError, TooFewViews
+from robograph_calibration.transforms import make_T, rotvec_to_R
 
 MIN_VIEWS = 8  # OpenCV needs 3; fewer than ~8 varied views leaves the principal point poorly fixed
 MIN_CORNERS = 8  # fewer corners than this in a view: the view is skipped

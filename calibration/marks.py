@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.camera import CameraModel
-from calibration.errors import CalibrationError
+from robograph_calibration.camera import CameraModel
+from robograph_calibration.errors import CalibrationError
 
 _SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], dtype=float)
 PALETTE = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (70, 240, 240),

@@ -18,7 +18,7 @@ from typing import Protocol
 
 import numpy as np
 
-from calibration.cloud import ObjectCloud
+from robograph_calibration.cloud import ObjectCloud
 
 INSIDE, ON, IN_ROOM = "INSIDE", "ON", "IN_ROOM"
 UNOBSERVED = "unobserved"

@@ -28,10 +28,10 @@ from typing import Any
 import numpy as np
 import yaml
 
-from calibration.camera import CameraModel
-from calibration.errors import CalibrationFileError
-from calibration.ros_yaml import from_ros_dict, to_ros_dict
-from calibration.transforms import R_to_quat_xyzw, make_T, quat_xyzw_to_R
+from robograph_calibration.camera import CameraModel
+from robograph_calibration.errors import CalibrationFileError
+from robograph_calibration.ros_yaml import from_ros_dict, to_ros_dict
+from robograph_calibration.transforms import R_to_quat_xyzw, make_T, quat_xyzw_to_R
 
 RIG_VERSION = 1
 MOUNT_KINDS = ("eye-in-hand", "eye-to-hand", "fixed")

@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from calibration.camera import DISTORTION_MODEL, CameraModel
-from calibration.errors import CalibrationFileError
+from robograph_calibration.camera import DISTORTION_MODEL, CameraModel
+from robograph_calibration.errors import CalibrationFileError
 
 
 def _matrix(rows: int, cols: int, values: np.ndarray) -> dict[str, Any]:

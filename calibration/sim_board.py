@@ -15,13 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.board import BoardSpec
-from calibration.camera import CameraModel, convert_pose
-from calibration.deps import cv2_module, mujoco_module
-from calibration.errors import CalibrationError
-from calibration.handeye import HANDEYE_MODES
-from calibration.transforms import invert, make_T
 from robograph.rotations import quat_from_mat, rot_x, rot_y, rot_z
+from robograph_calibration.board import BoardSpec
+from robograph_calibration.camera import CameraModel, convert_pose
+from robograph_calibration.deps import cv2_module, mujoco_module
+from robograph_calibration.errors import CalibrationError
+from robograph_calibration.handeye import HANDEYE_MODES
+from robograph_calibration.transforms import invert, make_T
 
 BOARD_Z = 0.002  # plate half thickness (m); the texture is on its top face
 # The plate's body frame has z up out of the printed face; OpenCV's board frame has its origin at the

@@ -73,7 +73,7 @@ def interruption(deadline: float | None, cancel: Cancel | None) -> ActionFailure
 
 class CameraIntrinsics(Protocol):
     """What the core needs of a camera model: a pinhole (pixels) and its pose `T_world_cam`
-    (4x4, OpenCV axes: x right, y down, z forward). `calibration.camera.CameraModel` satisfies
+    (4x4, OpenCV axes: x right, y down, z forward). `robograph_calibration.camera.CameraModel` satisfies
     it; the core does not import calibration/ (layering)."""
 
     width: int

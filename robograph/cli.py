@@ -102,8 +102,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "robograph.render_cmd:register",
     "robograph.check_cmd:register",
     "robograph.compiler.cli:register",
-    "calibration.cli:register",
-    "ros_bridge.validate:register",
+    "robograph_calibration.cli:register",
+    "robograph_ros_bridge.validate:register",
 )
 
 

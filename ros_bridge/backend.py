@@ -5,7 +5,7 @@ The robot (or `robot_sim` standing in for it) does the work; this class only spe
 - `execute`: one `ExecuteSkill` goal per action with a fresh request id; waits until the result,
   the deadline (the goal is then cancelled and the step reports `deadline_exceeded`), the caller's
   cancel, or heartbeat loss (`robot_disconnected`, an infrastructure failure). Feedback phases
-  go to `feedback_log` and the `ros_bridge.backend` logger (Execution.info keeps only what is
+  go to `feedback_log` and the `robograph_ros_bridge.backend` logger (Execution.info keeps only what is
   the same from run to run: status, duplicate, seconds).
 - `reconcile`: the robot's perceived world (`GetWorldState`), never the graph's own prediction;
   after a disconnect it waits for the robot to come back, else raises `RobotDisconnected`.
@@ -32,17 +32,17 @@ from robograph.backend import ALL_REWRITE_KINDS, CameraSpec, Capabilities, Execu
 from robograph.failures import ActionFailure, FailureType
 from robograph.graph import SceneGraph
 from robograph.rewrite import Rewrite, diff
-from ros_bridge.errors import (
+from robograph_ros_bridge.errors import (
     EmergencyStop,
     InterventionRefused,
     RobotDisconnected,
     RobotNotFound,
     RosBridgeError,
 )
-from ros_bridge.images import image_array, pose_matrix
-from ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_TIMEOUT_S, RobotNames
-from ros_bridge.recording import McapRecorder
-from ros_bridge.ros import SpunNode, interfaces
+from robograph_ros_bridge.images import image_array, pose_matrix
+from robograph_ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_TIMEOUT_S, RobotNames
+from robograph_ros_bridge.recording import McapRecorder
+from robograph_ros_bridge.ros import SpunNode, interfaces
 
 INTERVENTION_MODES = ("refuse", "operator")
 _KNOWN_FAILURES = {f.value for f in FailureType}
@@ -348,7 +348,7 @@ class Ros2Backend:
         """The latest image of each camera, with the model its CameraInfo and pose topics give
         (timestamp: the image's ROS stamp in seconds). `newer_than` (ROS seconds, e.g. `now_s()`
         before an action) waits for images taken after that moment."""
-        from calibration.camera import CameraModel
+        from robograph_calibration.camera import CameraModel
 
         names = list(cameras) if cameras is not None else list(self.cameras)
         unknown = [c for c in names if c not in self.cameras]

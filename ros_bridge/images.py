@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ros_bridge.errors import RosBridgeError
+from robograph_ros_bridge.errors import RosBridgeError
 
 ENCODINGS = {"rgb8": 3, "bgr8": 3, "mono8": 1}
 

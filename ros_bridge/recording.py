@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from ros_bridge.errors import RosBridgeError
+from robograph_ros_bridge.errors import RosBridgeError
 
 PRIMITIVES = {"bool", "byte", "char", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32",
               "uint32", "int64", "uint64", "string", "wstring"}

@@ -1,4 +1,4 @@
-"""The robot side, driven by a simulator: `python -m ros_bridge.robot_sim` / `robograph-robot-sim`.
+"""The robot side, driven by a simulator: `python -m robograph_ros_bridge.robot_sim` / `robograph-robot-sim`.
 
 A ROS 2 node that serves the robot contract (docs/ros2.md) by driving a RoboGraph backend
 (symbolic for fast tests, MuJoCo kitchen where its extra is installed in the ROS venv):
@@ -36,10 +36,10 @@ from robograph.graph import SceneGraph
 from robograph.rewrite import apply_all
 from robograph.rewrite import from_json as rewrite_from_json
 from robograph.view import compute_view
-from ros_bridge.images import fill_camera_info, fill_image, fill_pose, pinhole_k
-from ros_bridge.ledger import Ledger
-from ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_HZ, RobotNames
-from ros_bridge.ros import SpunNode, interfaces
+from robograph_ros_bridge.images import fill_camera_info, fill_image, fill_pose, pinhole_k
+from robograph_ros_bridge.ledger import Ledger
+from robograph_ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_HZ, RobotNames
+from robograph_ros_bridge.ros import SpunNode, interfaces
 
 FEEDBACK_PHASES = ("accepted", "planning", "executing", "verifying")
 

@@ -10,7 +10,7 @@ import threading
 from types import ModuleType
 from typing import Any
 
-from ros_bridge.errors import Ros2NotInstalled
+from robograph_ros_bridge.errors import Ros2NotInstalled
 
 
 def require_rclpy() -> ModuleType:

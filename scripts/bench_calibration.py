@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from calibration.handeye import HANDEYE_METHODS, calibrate_hand_eye
-from calibration.intrinsics import calibrate_intrinsics
-from calibration.relations import Agreement, merge, table_markdown
-from calibration.sim_board import render_board_views
-from calibration.transforms import pose_error
+from robograph_calibration.handeye import HANDEYE_METHODS, calibrate_hand_eye
+from robograph_calibration.intrinsics import calibrate_intrinsics
+from robograph_calibration.relations import Agreement, merge, table_markdown
+from robograph_calibration.sim_board import render_board_views
+from robograph_calibration.transforms import pose_error
 
 
 def board_figures(views: int, seed: int) -> dict[str, Any]:
@@ -59,9 +59,9 @@ def board_figures(views: int, seed: int) -> dict[str, Any]:
 def relation_figures(n_scenes: int, noisy: tuple[float, float, float]) -> tuple[dict[str, Any], Agreement]:
     """Agreement with exact depth and poses, and again with sensor noise and a rig error
     (`noisy` = depth noise k, camera translation error m, rotation error deg)."""
-    from backends.mujoco_kitchen.episodes import compile_baseline, indoor_scene_ids
-    from backends.mujoco_kitchen.perception import Perception, agreement, open_everything
-    from backends.mujoco_kitchen.world import World
+    from robograph_backends.mujoco_kitchen.episodes import compile_baseline, indoor_scene_ids
+    from robograph_backends.mujoco_kitchen.perception import Perception, agreement, open_everything
+    from robograph_backends.mujoco_kitchen.world import World
 
     results: list[Agreement] = []
     noisy_results: list[Agreement] = []
@@ -114,7 +114,7 @@ def frames_figure(path: str) -> None:
     """The same camera (looking along world +x) in each convention, and the hand-eye chain."""
     import matplotlib.pyplot as plt
 
-    from calibration.camera import convert_pose
+    from robograph_calibration.camera import convert_pose
 
     T_cv = np.eye(4)
     T_cv[:3, :3] = np.array([[0.0, 0.0, 1.0], [-1.0, 0.0, 0.0], [0.0, -1.0, 0.0]])  # looks along world +x
@@ -174,13 +174,13 @@ def example_images(directory: str) -> list[str]:
     """A rendered board view and a set-of-marks overlay on a kitchen head-camera view."""
     from pathlib import Path
 
-    from backends.mujoco_kitchen.episodes import compile_baseline
-    from backends.mujoco_kitchen.perception import Perception
-    from backends.mujoco_kitchen.render import Cameras
-    from backends.mujoco_kitchen.sense import half_of, node_bodies
-    from backends.mujoco_kitchen.world import World
-    from calibration.marks import Box, set_of_marks
     from robograph.render_cmd import write_png
+    from robograph_backends.mujoco_kitchen.episodes import compile_baseline
+    from robograph_backends.mujoco_kitchen.perception import Perception
+    from robograph_backends.mujoco_kitchen.render import Cameras
+    from robograph_backends.mujoco_kitchen.sense import half_of, node_bodies
+    from robograph_backends.mujoco_kitchen.world import World
+    from robograph_calibration.marks import Box, set_of_marks
 
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)

@@ -28,8 +28,6 @@ import statistics
 import time
 from typing import Any
 
-from backends.mujoco_kitchen.episodes import indoor_scene_ids, load_heldout, load_indoor, oracle_actions
-from backends.mujoco_kitchen.samples import indoor_samples
 from robograph.actions import effects
 from robograph.backend import InfoTotals
 from robograph.errors import RoboGraphError
@@ -37,6 +35,13 @@ from robograph.instance import TaskInstance, load_instance
 from robograph.registry import make_backend, parse_backend_opts
 from robograph.rewrite import apply_all, diff
 from robograph.runtime import Episode
+from robograph_backends.mujoco_kitchen.episodes import (
+    indoor_scene_ids,
+    load_heldout,
+    load_indoor,
+    oracle_actions,
+)
+from robograph_backends.mujoco_kitchen.samples import indoor_samples
 
 CAMERAS = ("head", "left", "right")
 PHYSICAL_FAILURES = ("execution_failed", "simulation_unstable", "deadline_exceeded", "cancelled")

@@ -19,12 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from backends.symbolic import SymbolicBackend
 from robograph.actions import Action
 from robograph.instance import load_instance
 from robograph.oracle import solve
 from robograph.oracle.pddl import ExportError, export_instance, run_fast_downward
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 
 def sample(bench: Path, count: int, seed: int) -> list[Path]:

@@ -30,7 +30,7 @@ def in_process_step_ms(instance, actions, cameras, width, height) -> float:  # t
     from robograph.actions import effects
     from robograph.registry import make_backend
     from robograph.rewrite import apply_all
-    from ros_bridge.robot_sim import schematic_image
+    from robograph_ros_bridge.robot_sim import schematic_image
 
     be = make_backend("symbolic")
     be.reset(instance.graph, seed=0)
@@ -61,14 +61,14 @@ def main(argv: list[str] | None = None) -> int:
     from robograph.instance import load_instance
     from robograph.oracle import solve
     from robograph.rewrite import apply_all
-    from ros_bridge.backend import Ros2Backend
+    from robograph_ros_bridge.backend import Ros2Backend
 
     inst = load_instance(demo_instance_path())
     actions = [a for a in solve(inst.graph, inst.goal, inst.actions).actions if a.name != "stop"]
     cams, width, height = ("head", "left", "right"), 320, 240
     robot = f"bench{os.getpid()}"
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "ros_bridge.robot_sim", "--robot", robot, "--image-hz",
+    proc = subprocess.Popen([sys.executable, "-m", "robograph_ros_bridge.robot_sim", "--robot", robot, "--image-hz",
                              str(args.image_hz), "--width", str(width), "--height", str(height)],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

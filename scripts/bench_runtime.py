@@ -23,12 +23,12 @@ import time
 from collections import Counter
 from typing import Any
 
-from backends.symbolic import SymbolicBackend
 from robograph.actions import CATALOG, Action, check
 from robograph.gym_env import demo_instance_path
 from robograph.instance import TaskInstance, load_instance, read_data
 from robograph.runtime import Episode
 from robograph.view import compute_view, observation
+from robograph_backends.symbolic import SymbolicBackend
 
 EXTRA_NODES = [
     {"id": "shelf", "name": "shelf", "category": "shelf", "kind": "furniture", "affordances": ["SURFACE"]},

@@ -17,9 +17,9 @@ import json
 import resource
 import time
 
-from backends.mujoco_kitchen.episodes import compile_baseline, episode_path
 from robograph.errors import RoboGraphError
 from robograph.instance import TaskInstance, load_instance
+from robograph_backends.mujoco_kitchen.episodes import compile_baseline, episode_path
 
 DOMAIN = "tabletop"
 
@@ -55,7 +55,7 @@ def main() -> int:
     ap.add_argument("--no-render", action="store_true", help="skip the three camera renders per scene")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    from backends.sapien_tabletop.backend import SapienTabletopBackend
+    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
 
     try:
         pool = select(args)[: args.episodes or None]

@@ -31,7 +31,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor
 from robograph.agents import make_agent
 from robograph.agents.base import Agent, Reply, Request
 from robograph.agents.sight import camera_coverage, frames_by_camera, self_occlusion
@@ -42,6 +41,7 @@ from robograph.harness.observe import ObservationSpec
 from robograph.harness.rollout import RolloutOptions, run_rollout
 from robograph.instance import TaskInstance
 from robograph.metrics.rollout import rollout_metrics
+from robograph_backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor
 
 METRICS = ("SR", "SSAL", "NGP", "AER", "RAR", "ADR", "SEG")
 HEAD = "head"

@@ -16,9 +16,9 @@ import json
 
 import numpy as np
 
-from backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor
-from backends.mujoco_kitchen.layout import solve_layout
-from backends.mujoco_kitchen.samples import indoor_samples, skills_playground
+from robograph_backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor
+from robograph_backends.mujoco_kitchen.layout import solve_layout
+from robograph_backends.mujoco_kitchen.samples import indoor_samples, skills_playground
 
 
 def _sha(data: bytes) -> str:
@@ -31,8 +31,8 @@ def fingerprints(bench: str, models: bool) -> dict[str, dict[str, str]]:
     for inst in instances:
         record = {"plan": _sha(repr(solve_layout(inst.graph)).encode())}
         if models:
-            from backends.mujoco_kitchen.deps import mujoco_module
-            from backends.mujoco_kitchen.world import World
+            from robograph_backends.mujoco_kitchen.deps import mujoco_module
+            from robograph_backends.mujoco_kitchen.world import World
 
             mj = mujoco_module()
             world = World.build(inst.graph)

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from skills.interface import OK, Assist, Handle, Robot, Scene, SkillResult
+from robograph_skills.interface import OK, Assist, Handle, Robot, Scene, SkillResult
 
 GRASP_SWING = math.radians(40)  # a hinge is pulled with the grasp held at most this far: far
 # enough to reach round the leaf's edge, and the arm stays clear of the leaf's sweep
@@ -49,7 +49,7 @@ SHUT = 0.15  # ... at most this fraction (closed)
 HANDLE_PITCH = math.radians(60)  # assisted: handle approach 30 deg below horizontal
 HANDLE_STANDOFF = 0.03  # assisted: the hand follows this far in front of the handle
 FOLLOW_STEPS = 5  # assisted: servo set points along the travel
-DOWN = np.array([0.0, 0.0, -1.0])  # world z is up (skills.interface)
+DOWN = np.array([0.0, 0.0, -1.0])  # world z is up (robograph_skills.interface)
 
 
 def rotate(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:

@@ -2,7 +2,7 @@
 
 A simulator backend (MuJoCo here, SAPIEN next) implements `Robot` (motion: base, hands,
 grippers, holds) and `Scene` (geometry: where to grasp, where to put, handles, buttons), and
-reuses `skills.primitives` unchanged. Units: metres, radians; world frame z up. Hand poses are
+reuses `robograph_skills.primitives` unchanged. Units: metres, radians; world frame z up. Hand poses are
 given as a grip-point position plus a yaw about world z (`pitch` tilts the approach from
 straight down toward horizontal along the robot's heading), or as the directions the fingers
 point and close along (`Robot.move_grip`). Nothing here assumes a layout: which side the robot

@@ -2,7 +2,7 @@
 
 Every primitive returns a `SkillResult`; none raises for a physical miss (a slipped grasp, an
 unreachable pose): the backend turns a miss into a typed failure and the reconciled graph says
-what actually happened. Grasps are top-down; open/close live in `skills.articulation`.
+what actually happened. Grasps are top-down; open/close live in `robograph_skills.articulation`.
 Privileged help (welds) is asked of `Scene.assist` only in assisted mode and named in
 `SkillResult.assists`; `retries` counts the grasps and spots tried after the first.
 """
@@ -15,8 +15,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from skills.articulation import articulate as articulate  # open/close, dispatched from here
-from skills.interface import OK, Grasp, Placement, Robot, Scene, SkillResult
+from robograph_skills.articulation import articulate as articulate  # open/close, dispatched from here
+from robograph_skills.interface import OK, Grasp, Placement, Robot, Scene, SkillResult
 
 PREGRASP = 0.12  # approach height above a grasp point (m)
 LIFT = 0.2  # clears neighbours up to ~20 cm tall when carrying the object away

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from backends.symbolic import SymbolicBackend
 from robograph.gym_env import demo_instance_path
 from robograph.instance import TaskInstance, load_instance
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 
 @pytest.fixture
@@ -34,8 +34,8 @@ def episode_of() -> Callable[..., Episode]:
 @pytest.fixture(scope="module")
 def requires_mujoco() -> None:
     """Skip a MuJoCo test module when the `mujoco` extra is not installed."""
-    from backends.mujoco_kitchen.deps import mujoco_module
     from robograph.errors import DependencyNotInstalled
+    from robograph_backends.mujoco_kitchen.deps import mujoco_module
 
     try:
         mujoco_module()
@@ -47,7 +47,7 @@ def requires_mujoco() -> None:
 def indoor_benchmark(tmp_path_factory):
     """All 27 indoor baselines: from $ROBOGRAPH_BENCH_DIR or the repository's bench/
     (`robograph compile --benchmark --out bench`), else compiled in-process (~20 s)."""
-    from backends.mujoco_kitchen.episodes import episode_path, indoor_scene_ids, load_indoor
+    from robograph_backends.mujoco_kitchen.episodes import episode_path, indoor_scene_ids, load_indoor
 
     ids = indoor_scene_ids()
     assert len(ids) == 27

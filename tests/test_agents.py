@@ -7,7 +7,6 @@ import json
 import pytest
 from builders import Scene
 
-from backends.symbolic import SymbolicBackend
 from robograph.actions import Action
 from robograph.agents import AGENTS, Agent, AgentError, Reply, Request, make_agent
 from robograph.agents.random_agent import grounded_actions
@@ -15,6 +14,7 @@ from robograph.events import EventSpec
 from robograph.harness import parse_response
 from robograph.harness.payload import build_payload
 from robograph.harness.rollout import run_rollout
+from robograph_backends.symbolic import SymbolicBackend
 
 
 def rollout(instance, agent, seed=0):

@@ -12,12 +12,12 @@ import json
 
 from builders import Scene
 
-from backends.symbolic import SymbolicBackend
 from robograph.events import EventSpec
 from robograph.harness.rollout import ScriptedReplies, run_rollout
 from robograph.metrics.attribution import Attribution, attribute, shares
 from robograph.metrics.recovery_by_action import f1_acc, pooled, recovery_by_action
 from robograph.metrics.rollout import rollout_metrics
+from robograph_backends.symbolic import SymbolicBackend
 
 PEN = "INSIDE(pen, case)"
 CAP = "INSIDE(cap, case)"

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 from builders import act, event_scene, run
 
-from backends.symbolic import SymbolicBackend
 from robograph.backend import (
     OK,
     Backend,
@@ -38,6 +37,7 @@ from robograph.gym_env import demo_instance_path
 from robograph.registry import BackendOptionError, make_backend, parse_backend_opts
 from robograph.rewrite import SetAttr, apply
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 
 @pytest.fixture(scope="module")

@@ -11,11 +11,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calibration.camera import CameraModel, convert_pose, distort, undistort
-from calibration.errors import CalibrationError, CalibrationFileError, ConventionError
-from calibration.rig import Mount, Rig, RigCamera
-from calibration.ros_yaml import from_ros_dict, read_ros_yaml, write_ros_yaml
-from calibration.transforms import R_to_quat_xyzw, make_T, quat_xyzw_to_R, rotvec_to_R
+from robograph_calibration.camera import CameraModel, convert_pose, distort, undistort
+from robograph_calibration.errors import CalibrationError, CalibrationFileError, ConventionError
+from robograph_calibration.rig import Mount, Rig, RigCamera
+from robograph_calibration.ros_yaml import from_ros_dict, read_ros_yaml, write_ros_yaml
+from robograph_calibration.transforms import R_to_quat_xyzw, make_T, quat_xyzw_to_R, rotvec_to_R
 
 DIST = (-0.28, 0.09, 0.0012, -0.0008, -0.012)  # a typical wide-angle webcam
 
@@ -203,8 +203,8 @@ def test_calibration_imports_no_heavy_dependency() -> None:
 import sys
 for name in ("cv2", "open3d", "mujoco", "PIL"):
     sys.modules[name] = None
-import calibration.camera, calibration.rig, calibration.ros_yaml, calibration.marks, calibration.relations
-import calibration.intrinsics, calibration.handeye, calibration.board, calibration.cloud, calibration.sim_board
+import robograph_calibration.camera, robograph_calibration.rig, robograph_calibration.ros_yaml, robograph_calibration.marks, robograph_calibration.relations
+import robograph_calibration.intrinsics, robograph_calibration.handeye, robograph_calibration.board, robograph_calibration.cloud, robograph_calibration.sim_board
 from robograph.cli import main
 from robograph.errors import DependencyNotInstalled
 try:
@@ -212,7 +212,7 @@ try:
 except SystemExit as exc:
     assert exc.code == 0
 try:
-    calibration.board.BoardSpec().cv_board()
+    robograph_calibration.board.BoardSpec().cv_board()
 except DependencyNotInstalled as exc:
     print("named:", "robograph[calibration]" in str(exc))
 """

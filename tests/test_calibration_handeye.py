@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.errors import CalibrationError, TooFewViews
-from calibration.transforms import invert, make_T, pose_error, rotvec_to_R
+from robograph_calibration.errors import CalibrationError, TooFewViews
+from robograph_calibration.transforms import invert, make_T, pose_error, rotvec_to_R
 
 pytest.importorskip("cv2")
-from calibration.handeye import calibrate_hand_eye  # noqa: E402
+from robograph_calibration.handeye import calibrate_hand_eye  # noqa: E402
 
 X_TRUE = make_T(rotvec_to_R([0.1, -0.2, 0.05]), [0.012, 0.062, 0.045])
 BOARD_IN_BASE = make_T(rotvec_to_R([3.1, 0.0, 0.2]), [0.6, 0.1, 0.0])

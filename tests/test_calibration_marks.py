@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calibration.camera import CameraModel
-from calibration.cloud import ObjectCloud, RGBDView, fuse, o3d_cloud, view_points
-from calibration.errors import CalibrationError
-from calibration.marks import Box, marks_for, project_box, set_of_marks
-from calibration.relations import (
+from robograph_calibration.camera import CameraModel
+from robograph_calibration.cloud import ObjectCloud, RGBDView, fuse, o3d_cloud, view_points
+from robograph_calibration.errors import CalibrationError
+from robograph_calibration.marks import Box, marks_for, project_box, set_of_marks
+from robograph_calibration.relations import (
     IN_ROOM,
     INSIDE,
     ON,
@@ -20,7 +20,7 @@ from calibration.relations import (
     openings,
     table_markdown,
 )
-from calibration.transforms import make_T
+from robograph_calibration.transforms import make_T
 
 # a camera 2 m above the origin looking straight down (OpenCV: z forward = world -z)
 T_DOWN = make_T(np.diag([1.0, -1.0, -1.0]), [0.0, 0.0, 2.0])

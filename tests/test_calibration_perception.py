@@ -10,19 +10,19 @@ import pytest
 
 pytestmark = pytest.mark.slow
 pytest.importorskip("open3d")
-from backends.mujoco_kitchen.deps import mujoco_module  # noqa: E402
 from robograph.errors import DependencyNotInstalled  # noqa: E402
+from robograph_backends.mujoco_kitchen.deps import mujoco_module  # noqa: E402
 
 try:
     mujoco_module()
 except DependencyNotInstalled:
     pytest.skip("mujoco extra not installed", allow_module_level=True)
 
-from backends.mujoco_kitchen.episodes import compile_baseline  # noqa: E402
-from backends.mujoco_kitchen.perception import Perception, agreement, ground_truth, open_everything  # noqa: E402
-from backends.mujoco_kitchen.sense import half_of, node_bodies  # noqa: E402
-from backends.mujoco_kitchen.world import World  # noqa: E402
-from calibration.marks import Box, marks_for, project_box  # noqa: E402
+from robograph_backends.mujoco_kitchen.episodes import compile_baseline  # noqa: E402
+from robograph_backends.mujoco_kitchen.perception import Perception, agreement, ground_truth, open_everything  # noqa: E402
+from robograph_backends.mujoco_kitchen.sense import half_of, node_bodies  # noqa: E402
+from robograph_backends.mujoco_kitchen.world import World  # noqa: E402
+from robograph_calibration.marks import Box, marks_for, project_box  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -12,22 +12,22 @@ import pytest
 
 pytestmark = pytest.mark.slow
 cv2 = pytest.importorskip("cv2")
-from calibration.deps import mujoco_module  # noqa: E402
 from robograph.errors import DependencyNotInstalled  # noqa: E402
+from robograph_calibration.deps import mujoco_module  # noqa: E402
 
 try:
     mujoco_module()  # selects headless EGL before anything imports MuJoCo
 except DependencyNotInstalled:
     pytest.skip("mujoco extra not installed", allow_module_level=True)
 
-from calibration.camera import CameraModel  # noqa: E402
-from calibration.errors import TooFewViews  # noqa: E402
-from calibration.handeye import calibrate_hand_eye  # noqa: E402
-from calibration.intrinsics import calibrate_intrinsics  # noqa: E402
-from calibration.rig import Rig  # noqa: E402
-from calibration.sim_board import BoardViews, render_board_views  # noqa: E402
-from calibration.transforms import pose_error  # noqa: E402
 from robograph.cli import main  # noqa: E402
+from robograph_calibration.camera import CameraModel  # noqa: E402
+from robograph_calibration.errors import TooFewViews  # noqa: E402
+from robograph_calibration.handeye import calibrate_hand_eye  # noqa: E402
+from robograph_calibration.intrinsics import calibrate_intrinsics  # noqa: E402
+from robograph_calibration.rig import Rig  # noqa: E402
+from robograph_calibration.sim_board import BoardViews, render_board_views  # noqa: E402
+from robograph_calibration.transforms import pose_error  # noqa: E402
 
 RMS_PX, MOUNT_MM, MOUNT_DEG = 0.3, 2.0, 0.2
 

@@ -9,12 +9,12 @@ import json
 import pytest
 from builders import DEMO_SOLUTION, desk_scene
 
-from backends.symbolic import SymbolicBackend
 from robograph.cli import main
 from robograph.gym_env import demo_instance_path
 from robograph.instance import load_instance
 from robograph.play import play
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 
 def test_help_lists_the_subcommands(capsys):

@@ -14,13 +14,13 @@ import json
 
 import pytest
 
-from backends.symbolic import SymbolicBackend
 from robograph.agents import make_agent
 from robograph.compiler.assets import load_assets
 from robograph.compiler.benchmark import compile_entry
 from robograph.events import CONDITIONS
 from robograph.harness.rollout import run_rollout
 from robograph.instance import TaskInstance
+from robograph_backends.symbolic import SymbolicBackend
 
 SCENES = ("Buffet-T1", "Cosmetics-1", "Desk-1", "Dining-3", "Fridge-T1", "Toy-A1",
           "Buffet-I1", "FoodPack-I1", "Fridge-I1")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from backends.mujoco_kitchen.episodes import indoor_scene_ids, load_heldout
 from robograph.compiler.assets import load_assets
 from robograph.errors import RoboGraphError
+from robograph_backends.mujoco_kitchen.episodes import indoor_scene_ids, load_heldout
 
 
 def test_heldout_scenes_are_new_indoor_scenes_and_cached(tmp_path):

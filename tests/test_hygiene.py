@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.symbolic import SymbolicBackend
 from robograph.actions import CATALOG
 from robograph.gym_env import RoboGraphEnv, demo_instance_path
 from robograph.harness.payload import OBSERVATION_TIMING, OUTPUT_SCHEMA, build_payload
 from robograph.instance import load_instance
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -51,7 +51,7 @@ def test_shared_constants_and_catalogs_are_read_only():
         OBSERVATION_TIMING["current_observation"] = "x"  # type: ignore[index]
     with pytest.raises(TypeError):
         CATALOG["fly"] = CATALOG["stop"]  # type: ignore[index]
-    from backends.mujoco_kitchen.catalog import load_catalog
+    from robograph_backends.mujoco_kitchen.catalog import load_catalog
 
     catalog = load_catalog()
     entry = next(iter(catalog.values()))
@@ -121,8 +121,8 @@ def test_metrics_do_not_import_the_harness():
 def test_rendered_views_are_pngs_holding_the_backend_frames(tmp_path):
     from PIL import Image
 
-    from backends.mujoco_kitchen import MujocoKitchenBackend
     from robograph.cli import main
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
 
     demo = demo_instance_path()
     assert main(["render", str(demo), "--backend", "mujoco", "--out", str(tmp_path), "--width", "96",

@@ -13,7 +13,7 @@ for name in {BLOCKED!r}:
     sys.modules[name] = None  # any import of it now raises ImportError
 import robograph
 import robograph.cli, robograph.play, robograph.harness.payload, robograph.harness.parse
-from backends.symbolic import SymbolicBackend
+from robograph_backends.symbolic import SymbolicBackend
 import gymnasium as gym
 env = gym.make("RoboGraph-v0")
 env.reset(seed=0)
@@ -33,7 +33,7 @@ SKILLS_SCRIPT = f"""
 import sys
 for name in {BLOCKED!r}:
     sys.modules[name] = None
-import skills.interface, skills.primitives, skills.articulation
+import robograph_skills.interface, robograph_skills.primitives, robograph_skills.articulation
 loaded = sorted(n for n in {BLOCKED!r} if sys.modules.get(n) is not None)
 print("loaded:", loaded)
 """

@@ -13,13 +13,13 @@ import json
 import pytest
 from builders import Scene
 
-from backends.symbolic import SymbolicBackend
 from robograph.events import EventSpec
 from robograph.facts import Fact, Goal, holds
 from robograph.graph import SceneGraph
 from robograph.harness.rollout import ScriptedReplies, run_rollout
 from robograph.metrics import aggregate as agg
 from robograph.metrics.rollout import ngp, rollout_metrics, ssal
+from robograph_backends.symbolic import SymbolicBackend
 
 
 def c_dist(g: SceneGraph, goal: Goal, actions) -> int:

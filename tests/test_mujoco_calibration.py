@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calibration.camera import CONVENTIONS, CameraModel, convert_pose
+from robograph_calibration.camera import CONVENTIONS, CameraModel, convert_pose
 
 
 def _rot(yaw: float, pitch: float, roll: float) -> np.ndarray:
@@ -72,16 +72,16 @@ def test_intrinsics_from_fovy() -> None:
 
 @pytest.mark.slow
 def test_model_matches_mujoco_rendering() -> None:
-    from backends.mujoco_kitchen.deps import mujoco_module
     from robograph.errors import DependencyNotInstalled
+    from robograph_backends.mujoco_kitchen.deps import mujoco_module
 
     try:
         mujoco_module()  # selects headless EGL before MuJoCo loads
     except DependencyNotInstalled:
         pytest.skip("mujoco extra not installed")
-    from backends.mujoco_kitchen.render import Cameras
-    from backends.mujoco_kitchen.samples import buffet_tray
-    from backends.mujoco_kitchen.world import World
+    from robograph_backends.mujoco_kitchen.render import Cameras
+    from robograph_backends.mujoco_kitchen.samples import buffet_tray
+    from robograph_backends.mujoco_kitchen.world import World
 
     world = World.build(buffet_tray().graph)
     x, y, _ = world.plan.stations["buffet_counter"]

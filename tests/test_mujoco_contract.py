@@ -76,8 +76,8 @@ def test_deadline_and_cancel_stop_a_motion_between_physics_steps():
 def test_render_command_passes_backend_options(tmp_path, capsys):
     import struct
 
-    from backends.mujoco_kitchen.samples import food_packing
     from robograph.cli import main
+    from robograph_backends.mujoco_kitchen.samples import food_packing
 
     path = tmp_path / "scene.json"
     food_packing().save(path)

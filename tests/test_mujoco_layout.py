@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from backends.mujoco_kitchen.layout import solve_layout
-from backends.mujoco_kitchen.plan import Body
-from backends.mujoco_kitchen.samples import indoor_samples
 from robograph.graph import OCCLUDES
+from robograph_backends.mujoco_kitchen.layout import solve_layout
+from robograph_backends.mujoco_kitchen.plan import Body
+from robograph_backends.mujoco_kitchen.samples import indoor_samples
 
 SAMPLES = indoor_samples()
 
@@ -68,7 +68,7 @@ def test_occluder_stands_in_front_of_its_target_and_hides_it() -> None:
 
 
 def test_importing_the_backend_does_not_import_mujoco() -> None:
-    code = ("import sys; import backends.mujoco_kitchen, backends.mujoco_kitchen.layout, skills.primitives; "
+    code = ("import sys; import robograph_backends.mujoco_kitchen, robograph_backends.mujoco_kitchen.layout, robograph_skills.primitives; "
             "import robograph.cli; robograph.cli.build_parser(); "
             "print('mujoco' in sys.modules, 'mink' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

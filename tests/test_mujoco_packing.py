@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends.mujoco_kitchen import packing
-from backends.mujoco_kitchen.packing import Placed, Unit
-from backends.mujoco_kitchen.tuning import COLUMN_GAP, GAP, SLOT_GAP
+from robograph_backends.mujoco_kitchen import packing
+from robograph_backends.mujoco_kitchen.packing import Placed, Unit
+from robograph_backends.mujoco_kitchen.tuning import COLUMN_GAP, GAP, SLOT_GAP
 
 SIMULATORS = ("mujoco", "mink", "robosuite")
 
@@ -167,8 +167,8 @@ def test_the_layout_solves_with_simulators_blocked() -> None:
     """A whole layout (solver, packing, body builders, tuning) in a fresh interpreter in which
     every simulator import fails."""
     code = (f"import sys\nfor n in {SIMULATORS!r}: sys.modules[n] = None\n"
-            "from backends.mujoco_kitchen.layout import solve_layout\n"
-            "from backends.mujoco_kitchen.samples import indoor_samples, skills_playground\n"
+            "from robograph_backends.mujoco_kitchen.layout import solve_layout\n"
+            "from robograph_backends.mujoco_kitchen.samples import indoor_samples, skills_playground\n"
             "plans = [solve_layout(i.graph) for i in [*indoor_samples(), skills_playground()]]\n"
             "print(sum(len(p.items) for p in plans))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

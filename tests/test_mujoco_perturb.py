@@ -76,8 +76,8 @@ def _place(world, node: str, pos) -> None:
 
 
 def _free_spot_in(world, g: SceneGraph, node: str, dst: str, rel: str):
-    from backends.mujoco_kitchen.placement import free_spot
-    from backends.mujoco_kitchen.sense import half_of
+    from robograph_backends.mujoco_kitchen.placement import free_spot
+    from robograph_backends.mujoco_kitchen.sense import half_of
 
     region = world.plan.support_region(dst, rel)
     if region is None or (rel == "INSIDE") != region.inside:
@@ -122,7 +122,7 @@ def onto_surface(world, g):
 
 def _floor_spot(world, g: SceneGraph, node: str):
     """On the floor in front of the furniture the node stands at, beside the robot's lane."""
-    from backends.mujoco_kitchen.sense import half_of
+    from robograph_backends.mujoco_kitchen.sense import half_of
 
     half = half_of(world, node)
     pos = world.body_pos(world.plan.items[node].body)
@@ -154,8 +154,8 @@ def joint_opened(world, g):
 
 def _grip(world, hand: str, node: str) -> None:
     """The object between `hand`'s fingers, welded there (a held object, as the assisted grasp has it)."""
-    from backends.mujoco_kitchen.robot import RobotNames
-    from backends.mujoco_kitchen.sense import half_of
+    from robograph_backends.mujoco_kitchen.robot import RobotNames
+    from robograph_backends.mujoco_kitchen.sense import half_of
 
     body = world.plan.items[node].body
     grip = world.site_pos(RobotNames.grip_site(hand))
@@ -176,8 +176,8 @@ def _pair(g: SceneGraph) -> tuple[str, str]:
 
 def _set_aside(world, g: SceneGraph, blocker: str) -> None:
     """The blocker to a free spot of its support, 10 cm clear of where it stood."""
-    from backends.mujoco_kitchen.placement import free_spot, local
-    from backends.mujoco_kitchen.sense import half_of
+    from robograph_backends.mujoco_kitchen.placement import free_spot, local
+    from robograph_backends.mujoco_kitchen.sense import half_of
 
     loc = g.location[blocker]
     region = world.plan.support_region(loc.dst, loc.rel)
@@ -205,8 +205,8 @@ def new_occluder(world, g, be):
     is put straight in front of another object of its support no larger than its old target:
     a new OCCLUDES edge (the pair is moved together to a free spot of the support, so the
     object keeps its location)."""
-    from backends.mujoco_kitchen.placement import free_spot
-    from backends.mujoco_kitchen.sense import half_of
+    from robograph_backends.mujoco_kitchen.placement import free_spot
+    from robograph_backends.mujoco_kitchen.sense import half_of
 
     blocker, old_target = _pair(g)
     loc = g.location[blocker]
@@ -232,7 +232,7 @@ def new_occluder(world, g, be):
 
 
 def robot_to_other_room(world, g):
-    from backends.mujoco_kitchen.plan import CORRIDOR_X
+    from robograph_backends.mujoco_kitchen.plan import CORRIDOR_X
 
     here = g.robot_room()
     other = next(r for r in sorted(g.rooms()) if r != here)
@@ -276,7 +276,7 @@ def held_dropped(world, g):
     body = world.plan.items[node].body
     world.deactivate_weld(f"weld_left_{body}")
     x, y = world.qpos("base_x"), world.qpos("base_y")
-    from backends.mujoco_kitchen.sense import half_of
+    from robograph_backends.mujoco_kitchen.sense import half_of
 
     _place(world, node, [x + 0.55, y, float(half_of(world, node)[2]) + 0.002])
     return [MoveNode(node, "IN_ROOM", g.robot_room())]
@@ -304,7 +304,7 @@ KINDS = [p.__name__ for p in DIRECT] + [p.__name__ for p in FROM_SETUP]
 def perturbation_results(indoor_benchmark) -> dict[tuple[str, str], object]:
     """(scene, kind) -> None when reconcile reported exactly the change, else what differed
     (or 'n/a' when the scene has nothing to perturb that way)."""
-    from backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
 
     by_id = {inst.id.split("__")[0]: inst for inst in indoor_benchmark.instances}
     out: dict[tuple[str, str], object] = {}
@@ -343,7 +343,7 @@ def test_reconcile_reports_exactly_the_perturbation(perturbation_results, kind: 
 
 def test_unperturbed_world_reads_back_unchanged_after_restore(indoor_benchmark) -> None:
     """The restore the perturbation tests rely on: a perturbed then restored world is G0 again."""
-    from backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
 
     inst = next(i for i in indoor_benchmark.instances if i.id.startswith(SCENES[0] + "__"))
     be = MujocoKitchenBackend()
@@ -362,8 +362,8 @@ def test_unperturbed_world_reads_back_unchanged_after_restore(indoor_benchmark) 
 def test_button_and_assembly_perturbations_on_the_skills_sample() -> None:
     """The compiled indoor scenes have no buttons or assemblies: the hand-made skills sample
     has both (a lamp, a two-part toy rocket)."""
-    from backends.mujoco_kitchen import MujocoKitchenBackend
-    from backends.mujoco_kitchen.samples import skills_playground
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen.samples import skills_playground
 
     g0 = skills_playground().graph
     be = MujocoKitchenBackend()
@@ -405,7 +405,7 @@ def test_realized_occlusion_rewrites_reconcile_to_themselves(indoor_benchmark, s
     """realize -> reconcile for the occlusion rewrites of interventions: a blocker set aside, put
     back (I2 regression of move_aside), and a new occlusion (I5: an object moved to a blocker's
     support and hidden behind it; realize grows the blocker until the camera sees it covered)."""
-    from backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
 
     inst = next(i for i in indoor_benchmark.instances if i.id.startswith(scene + "__"))
     be = MujocoKitchenBackend()

@@ -16,9 +16,9 @@ MOVED = 1e-4  # a joint change per step above this counts as motion (m or rad)
 
 
 def _kitchen(assisted: bool = False):
-    from backends.mujoco_kitchen.embodiment import KitchenScene, MujocoRobot
-    from backends.mujoco_kitchen.samples import skills_playground
-    from backends.mujoco_kitchen.world import World
+    from robograph_backends.mujoco_kitchen.embodiment import KitchenScene, MujocoRobot
+    from robograph_backends.mujoco_kitchen.samples import skills_playground
+    from robograph_backends.mujoco_kitchen.world import World
 
     inst = skills_playground()
     world = World.build(inst.graph)
@@ -71,7 +71,7 @@ def _drawer(world):
 
 
 def test_drawer_opens_and_closes_only_through_the_fingers_on_its_handle() -> None:
-    from skills.articulation import articulate
+    from robograph_skills.articulation import articulate
 
     world, robot, scene = _kitchen()
     a = _drawer(world)
@@ -92,7 +92,7 @@ def test_drawer_opens_and_closes_only_through_the_fingers_on_its_handle() -> Non
 
 
 def test_the_same_pull_with_open_fingers_leaves_the_drawer_shut() -> None:
-    from skills.articulation import take_handle
+    from robograph_skills.articulation import take_handle
 
     world, robot, scene = _kitchen()
     a = _drawer(world)
@@ -110,7 +110,7 @@ def test_the_same_pull_with_open_fingers_leaves_the_drawer_shut() -> None:
 
 
 def test_a_door_swings_only_while_the_fingers_hold_its_handle() -> None:
-    from skills.articulation import pull_hinge, take_handle
+    from robograph_skills.articulation import pull_hinge, take_handle
 
     world, robot, scene = _kitchen()
     a = world.plan.articulations["pantry_cabinet"][0]
@@ -142,7 +142,7 @@ def test_the_robot_stands_clear_of_open_door_leaves() -> None:
     178 deg they lay in the front plane); a stance for work inside the compartment puts base and
     shoulders between the leaves or in front of their tips (standing with a shoulder over a leaf,
     the robot pushed a fridge door shut), and it differs from the stance with the doors shut."""
-    from backends.mujoco_kitchen.embodiment import BASE_FRONT, LEAF_CLEAR, ROBOT_HALF_WIDTH
+    from robograph_backends.mujoco_kitchen.embodiment import BASE_FRONT, LEAF_CLEAR, ROBOT_HALF_WIDTH
 
     world, _robot, scene = _kitchen()
     arts = world.plan.articulations["pantry_cabinet"]
@@ -170,7 +170,7 @@ def test_the_robot_stands_clear_of_open_door_leaves() -> None:
 
 
 def test_a_button_is_pressed_by_the_finger() -> None:
-    from skills import primitives as sk
+    from robograph_skills import primitives as sk
 
     world, robot, scene = _kitchen()
     b = world.plan.buttons["table_lamp"]
@@ -210,7 +210,7 @@ def test_assembly_snaps_only_when_the_parts_are_aligned_and_touching() -> None:
 
 
 def test_assisted_mode_names_its_help() -> None:
-    from skills import primitives as sk
+    from robograph_skills import primitives as sk
 
     _world, robot, scene = _kitchen(assisted=True)
     opened = sk.articulate(robot, scene, "sideboard_drawer", opening=True)

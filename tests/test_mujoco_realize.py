@@ -29,8 +29,8 @@ def buffet():
 
 
 def _bottom_above_floor(world, node: str, support: str) -> float:
-    from backends.mujoco_kitchen.placement import local
-    from backends.mujoco_kitchen.sense import half_of, node_bodies
+    from robograph_backends.mujoco_kitchen.placement import local
+    from robograph_backends.mujoco_kitchen.sense import half_of, node_bodies
 
     region = world.plan.support_region(support, ON)
     centre = local(world, region, world.body_pos(node_bodies(world)[node]))
@@ -38,7 +38,7 @@ def _bottom_above_floor(world, node: str, support: str) -> float:
 
 
 def test_grown_blocker_stands_on_its_support_with_its_weight_low(buffet) -> None:
-    from backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
 
     g0 = buffet.graph
     blocker, target = "croissant", "fruit_cup"
@@ -62,8 +62,8 @@ def test_grown_blocker_stands_on_its_support_with_its_weight_low(buffet) -> None
 
 
 def test_added_node_larger_than_its_spare_stands_on_its_support(buffet) -> None:
-    from backends.mujoco_kitchen import MujocoKitchenBackend
-    from backends.mujoco_kitchen.tuning import SPARE_HALF
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen.tuning import SPARE_HALF
 
     g0 = buffet.graph
     support = g0.location["croissant"].dst
@@ -75,7 +75,7 @@ def test_added_node_larger_than_its_spare_stands_on_its_support(buffet) -> None:
     be.realize(g1, change)
     w = be.world
     w.step(REST_STEPS)
-    from backends.mujoco_kitchen.sense import half_of
+    from robograph_backends.mujoco_kitchen.sense import half_of
 
     assert half_of(w, node.id)[2] > 2 * SPARE_HALF  # taller than the spare it was built from
     assert abs(_bottom_above_floor(w, node.id, support)) < REST_TOL

@@ -11,8 +11,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("requires_mujoco")]
 
 
 def _run(inst, grasp: str, actions: list[str]):
-    from backends.mujoco_kitchen import MujocoKitchenBackend
     from robograph.runtime import Episode
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
 
     be = MujocoKitchenBackend(mode=grasp)
     ep = Episode(inst, be)
@@ -27,7 +27,7 @@ def _run(inst, grasp: str, actions: list[str]):
 
 
 def test_buffet_plan_assisted_grab_puton_drawer_walk() -> None:
-    from backends.mujoco_kitchen.samples import buffet_tray
+    from robograph_backends.mujoco_kitchen.samples import buffet_tray
 
     inst = buffet_tray()
     ep, _ = _run(inst, "assisted", inst.metadata["oracle_plan"])
@@ -35,7 +35,7 @@ def test_buffet_plan_assisted_grab_puton_drawer_walk() -> None:
 
 
 def test_food_plan_assisted_doors_lid_putin() -> None:
-    from backends.mujoco_kitchen.samples import food_packing
+    from robograph_backends.mujoco_kitchen.samples import food_packing
 
     inst = food_packing()
     ep, _ = _run(inst, "assisted", inst.metadata["oracle_plan"])
@@ -43,7 +43,7 @@ def test_food_plan_assisted_doors_lid_putin() -> None:
 
 
 def test_physics_grasp_carries_and_places() -> None:
-    from backends.mujoco_kitchen.samples import buffet_tray
+    from robograph_backends.mujoco_kitchen.samples import buffet_tray
 
     ep, _ = _run(buffet_tray(), "physics", ["grab muffin", "puton muffin serving_tray", "grab croissant",
                                             "walk kitchen", "walk dining_room", "puton croissant serving_tray"])
@@ -51,7 +51,7 @@ def test_physics_grasp_carries_and_places() -> None:
 
 
 def test_walk_move_aside_observe() -> None:
-    from backends.mujoco_kitchen.samples import fridge_condiments
+    from robograph_backends.mujoco_kitchen.samples import fridge_condiments
 
     ep, _ = _run(fridge_condiments(), "assisted", ["walk dining_room", "observe", "move_aside cereal_box",
                                                     "grab jam_jar", "walk kitchen"])
@@ -60,14 +60,14 @@ def test_walk_move_aside_observe() -> None:
 
 
 def test_press() -> None:
-    from backends.mujoco_kitchen.samples import skills_playground
+    from robograph_backends.mujoco_kitchen.samples import skills_playground
 
     ep, _ = _run(skills_playground(), "assisted", ["press table_lamp", "grab cup"])
     assert ep.graph.attr("table_lamp", "pressed")  # and it stays pushed (a latch) while time passes
 
 
 def test_attach() -> None:
-    from backends.mujoco_kitchen.samples import skills_playground
+    from robograph_backends.mujoco_kitchen.samples import skills_playground
 
     ep, _ = _run(skills_playground(), "assisted", ["attach rocket_nose rocket_base", "grab toy_rocket",
                                                      "puton toy_rocket kitchen_counter"])
@@ -86,7 +86,7 @@ def test_benchmark_episode_oracle_plan_succeeds_in_physics_mode(indoor_benchmark
     """One compiled benchmark episode per indoor family, oracle plan executed in physics mode
     (no servo, no weld): every step's reconciled graph equals the symbolic expectation, and the
     episode succeeds (fridge doors and shelves; pantry cabinet and lunch box lids; chafing dish)."""
-    from backends.mujoco_kitchen.episodes import oracle_actions
+    from robograph_backends.mujoco_kitchen.episodes import oracle_actions
 
     inst = next(i for i in indoor_benchmark.instances if i.id.startswith(f"{scene}__"))
     ep, _ = _run(inst, "physics", [str(a) for a in oracle_actions(inst)])
@@ -96,7 +96,7 @@ def test_benchmark_episode_oracle_plan_succeeds_in_physics_mode(indoor_benchmark
 @pytest.mark.parametrize("scene", ["Fridge-I2", "FoodPack-I5", "Buffet-I5"])
 def test_benchmark_episode_oracle_plan_succeeds_in_assisted_mode(indoor_benchmark, scene: str) -> None:
     """The same episodes with the assisted controller (servoed joints, welded grasps)."""
-    from backends.mujoco_kitchen.episodes import oracle_actions
+    from robograph_backends.mujoco_kitchen.episodes import oracle_actions
 
     inst = next(i for i in indoor_benchmark.instances if i.id.startswith(f"{scene}__"))
     ep, _ = _run(inst, "assisted", [str(a) for a in oracle_actions(inst)])

@@ -16,14 +16,14 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("requires_mujoco")]
 
 
 def _samples():
-    from backends.mujoco_kitchen.samples import indoor_samples, skills_playground
+    from robograph_backends.mujoco_kitchen.samples import indoor_samples, skills_playground
 
     return [*indoor_samples(), skills_playground()]
 
 
 @pytest.mark.parametrize("idx", range(4))
 def test_build_then_reconcile_is_identity(idx: int) -> None:
-    from backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
 
     inst = _samples()[idx]
     be = MujocoKitchenBackend()
@@ -36,7 +36,7 @@ def test_build_then_reconcile_is_identity(idx: int) -> None:
 
 
 def test_indoor_benchmark_scenes_build_then_reconcile_is_identity(indoor_benchmark) -> None:
-    from backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
 
     assert len(indoor_benchmark.instances) == 27, f"indoor episodes not compiled: {indoor_benchmark.failed}"
     bad = {}
@@ -60,8 +60,8 @@ def _realize_check(be, graph, rewrites):
 
 
 def test_interventions_reconcile_to_the_rewritten_graph() -> None:
-    from backends.mujoco_kitchen import MujocoKitchenBackend
-    from backends.mujoco_kitchen.samples import buffet_tray
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen.samples import buffet_tray
 
     inst = buffet_tray()
     be = MujocoKitchenBackend()
@@ -84,8 +84,8 @@ def test_interventions_reconcile_to_the_rewritten_graph() -> None:
 
 
 def test_head_view_shows_visible_targets_and_hides_contents_of_closed_containers() -> None:
-    from backends.mujoco_kitchen import MujocoKitchenBackend
-    from backends.mujoco_kitchen.samples import food_packing
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen.samples import food_packing
 
     inst = food_packing()
     be = MujocoKitchenBackend()
@@ -122,9 +122,9 @@ def test_head_view_shows_visible_targets_and_hides_contents_of_closed_containers
 
 
 def test_jammed_drawer_and_unstable_simulation_are_typed_failures() -> None:
-    from backends.mujoco_kitchen import MujocoKitchenBackend
-    from backends.mujoco_kitchen.samples import buffet_tray
     from robograph.runtime import Episode
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen.samples import buffet_tray
 
     inst = buffet_tray()
     be = MujocoKitchenBackend(mode="assisted")
@@ -147,8 +147,8 @@ def test_jammed_drawer_and_unstable_simulation_are_typed_failures() -> None:
 
 def test_failed_grab_keeps_occlusion_edges() -> None:
     """Reconcile of a grab that did not happen restores what the symbolic effect removed."""
-    from backends.mujoco_kitchen import MujocoKitchenBackend
-    from backends.mujoco_kitchen.samples import fridge_condiments
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen.samples import fridge_condiments
 
     inst = fridge_condiments()
     be = MujocoKitchenBackend()

@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from backends.symbolic import SymbolicBackend
 from robograph.actions import Action, check
 from robograph.agents.base import Reply, Request
 from robograph.events import EventSpec
@@ -16,6 +15,7 @@ from robograph.harness.observe import ObservationError, ObservationSpec
 from robograph.harness.parse import name_table, parse_response, scene_names
 from robograph.harness.payload import RECOVER_CONSTRAINT
 from robograph.harness.rollout import RolloutOptions, run_rollout
+from robograph_backends.symbolic import SymbolicBackend
 
 
 def _reply(name: str, *ids: str) -> str:

@@ -6,12 +6,12 @@ import pytest
 from builders import Scene, event_scene
 from oracle_cases import CASES
 
-from backends.symbolic import SymbolicBackend
 from robograph.actions import Action, effects
 from robograph.events import EventSpec
 from robograph.oracle import OracleError, heuristic, oracle_rollout, solve
 from robograph.rewrite import apply_all
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 STOP = Action("stop")
 

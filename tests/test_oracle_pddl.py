@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from oracle_cases import CASES
 
-from backends.symbolic import SymbolicBackend
 from robograph.actions import Action
 from robograph.cli import main
 from robograph.facts import parse_fact
@@ -19,6 +18,7 @@ from robograph.instance import load_instance
 from robograph.oracle import solve
 from robograph.oracle.pddl import ExportError, export_instance, fast_downward_driver, run_fast_downward
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 needs_fd = pytest.mark.skipif(
     fast_downward_driver() is None,

@@ -64,6 +64,15 @@ def test_wheel_installs_in_a_fresh_venv_and_compiles_a_scene(tmp_path):
     check = subprocess.run([str(venv / "bin" / "robograph"), "validate", "--schema", "episode", str(out)],
                            env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stderr
+    # the four repository folders install under namespaced import names, never as generic top-level ones
+    for generic in ("backends", "skills", "calibration", "ros_bridge"):
+        assert not (site / generic).exists(), f"the wheel put a generic top-level `{generic}` into site-packages"
+        assert (site / f"robograph_{generic}" / "__init__.py").is_file()
+    assert (site / "robograph_backends" / "mujoco_kitchen" / "__init__.py").is_file(), "subpackages ship too"
+    # the symbolic backend is found through its entry point and runs one episode in the wheel install
+    run = subprocess.run([str(venv / "bin" / "robograph"), "check-backend", "symbolic", "--instances", str(out)],
+                         env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
 
 
 def test_checkout_finds_the_repository_assets():
@@ -82,7 +91,7 @@ def test_missing_catalog_is_an_error_naming_where_it_looked(monkeypatch, tmp_pat
 
 
 def test_backend_catalog_refuses_a_missing_file(tmp_path):
-    from backends.mujoco_kitchen.catalog import load_catalog
+    from robograph_backends.mujoco_kitchen.catalog import load_catalog
 
     with pytest.raises(AssetsNotFound, match="no object catalog"):
         load_catalog(str(tmp_path / "objects.yaml"))

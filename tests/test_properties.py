@@ -8,7 +8,6 @@ from builders import desk_scene, event_scene, figure3_scene, house_scene
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from backends.symbolic import SymbolicBackend
 from robograph.actions import ACTION_NAMES, CATALOG, Action
 from robograph.events import EventSpec
 from robograph.graph import (
@@ -26,6 +25,7 @@ from robograph.gym_env import demo_instance_path
 from robograph.instance import TaskInstance, load_instance
 from robograph.rewrite import apply_all, diff
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 # Actions that may legitimately expose a hidden node: opening or closing (Figure 3: closing the
 # first drawer shows the second), moving or lifting a blocker, entering a room.

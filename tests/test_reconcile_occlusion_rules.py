@@ -4,9 +4,9 @@ the attribute-conditioned edge that no compiled indoor scene has."""
 
 from __future__ import annotations
 
-from backends.reading import Reading, occlusion_rewrites, rewrites_to
 from robograph.graph import OCCLUDES, Edge
 from robograph.rewrite import AddEdge, RemoveEdge, SetAttr, apply_all
+from robograph_backends.reading import Reading, occlusion_rewrites, rewrites_to
 from tests.builders import Scene
 
 

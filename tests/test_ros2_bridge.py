@@ -59,8 +59,8 @@ else:
     from robograph.instance import load_instance
     from robograph.oracle.rollout import oracle_rollout
     from robograph.rewrite import MoveNode, SetAttr, apply_all
-    from ros_bridge.backend import Ros2Backend
-    from ros_bridge.errors import EmergencyStop, InterventionRefused, RobotNotFound
+    from robograph_ros_bridge.backend import Ros2Backend
+    from robograph_ros_bridge.errors import EmergencyStop, InterventionRefused, RobotNotFound
 
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     os.environ.setdefault("ROS_DOMAIN_ID", str(random.randint(1, 200)))
@@ -74,7 +74,7 @@ else:
             self.proc: subprocess.Popen[str] | None = None
 
         def start(self) -> Robot:
-            cmd = [sys.executable, "-m", "ros_bridge.robot_sim", "--robot", self.name, "--instance",
+            cmd = [sys.executable, "-m", "robograph_ros_bridge.robot_sim", "--robot", self.name, "--instance",
                    str(demo_instance_path()), "--state-dir", str(self.state_dir), *self.args]
             self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             assert self.proc.stdout is not None

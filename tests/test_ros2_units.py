@@ -12,9 +12,16 @@ import numpy as np
 import pytest
 
 from robograph.rotations import mat_from_quat
-from ros_bridge.errors import Ros2NotInstalled, RosBridgeError
-from ros_bridge.images import fill_camera_info, fill_image, fill_pose, image_array, pinhole_k, pose_matrix
-from ros_bridge.ledger import Ledger
+from robograph_ros_bridge.errors import Ros2NotInstalled, RosBridgeError
+from robograph_ros_bridge.images import (
+    fill_camera_info,
+    fill_image,
+    fill_pose,
+    image_array,
+    pinhole_k,
+    pose_matrix,
+)
+from robograph_ros_bridge.ledger import Ledger
 
 
 def _header() -> SimpleNamespace:
@@ -72,7 +79,7 @@ def test_pose_round_trip():
 
 @pytest.mark.skipif(importlib.util.find_spec("rclpy") is not None, reason="rclpy is installed here")
 def test_ros2_backend_without_ros_names_the_setup_script():
-    from ros_bridge.backend import Ros2Backend
+    from robograph_ros_bridge.backend import Ros2Backend
 
     with pytest.raises(Ros2NotInstalled, match="setup_ros2.sh"):
         Ros2Backend()

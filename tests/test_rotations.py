@@ -55,8 +55,8 @@ def test_relative_pose_puts_frame_two_back_where_it_was() -> None:
 
 
 def test_the_grasp_frame_copy_in_skills_is_this_composition() -> None:
-    """backends.mujoco_kitchen.ik.hand_rotation is Rz(yaw) @ Ry(-pitch) @ R_DOWN written out by hand."""
-    from backends.mujoco_kitchen.ik import R_DOWN, hand_rotation
+    """robograph_backends.mujoco_kitchen.ik.hand_rotation is Rz(yaw) @ Ry(-pitch) @ R_DOWN written out by hand."""
+    from robograph_backends.mujoco_kitchen.ik import R_DOWN, hand_rotation
 
     for yaw, pitch in ((0.0, 0.0), (0.7, 0.3), (-2.5, 1.2)):
         assert np.allclose(hand_rotation(yaw, pitch), rot.rot_z(yaw) @ rot.rot_y(-pitch) @ R_DOWN)
@@ -64,7 +64,7 @@ def test_the_grasp_frame_copy_in_skills_is_this_composition() -> None:
 
 
 def test_agrees_with_mujoco(requires_mujoco) -> None:
-    from backends.mujoco_kitchen.deps import mujoco_module
+    from robograph_backends.mujoco_kitchen.deps import mujoco_module
 
     mj = mujoco_module()
     rng = np.random.default_rng(0)

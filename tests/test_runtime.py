@@ -9,7 +9,6 @@ from dataclasses import replace
 import pytest
 from builders import DEMO_SOLUTION, act, event_scene, run
 
-from backends.symbolic import SymbolicBackend
 from robograph.backend import OK, Execution
 from robograph.errors import EpisodeError
 from robograph.events import EventSpec
@@ -18,6 +17,7 @@ from robograph.graph import ON, Edge
 from robograph.instance import DEFAULT_STEP_BUDGET
 from robograph.rewrite import MoveNode, apply, diff
 from robograph.runtime import Episode
+from robograph_backends.symbolic import SymbolicBackend
 
 
 class RecordingBackend(SymbolicBackend):

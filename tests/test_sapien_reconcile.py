@@ -1,6 +1,6 @@
 """SAPIEN tabletop graph contract: G0 -> world -> G0 is the identity on compiled tabletop scenes
 (one per family), and changes made in the world behind the graph's back are read back as the
-rewrites they are (the shared predicates of backends.reading)."""
+rewrites they are (the shared predicates of robograph_backends.reading)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _graph(scene_id: str) -> SceneGraph:
 @pytest.fixture(scope="module")
 def backend():
     pytest.importorskip("sapien")
-    from backends.sapien_tabletop.backend import SapienTabletopBackend
+    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
 
     b = SapienTabletopBackend()
     yield b
@@ -93,7 +93,7 @@ def test_button_pushed_behind_the_graphs_back_reads_pressed_and_stays_down(backe
     world = backend.world
     lamp = next(iter(world.buttons))
     assert backend.reconcile(g0) is g0
-    from backends.sapien_tabletop.world import BUTTON_DEPTH
+    from robograph_backends.sapien_tabletop.world import BUTTON_DEPTH
 
     world.buttons[lamp].set_qpos(np.array([BUTTON_DEPTH]))
     world.step(300)

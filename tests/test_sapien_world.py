@@ -10,13 +10,13 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from backends.sapien_tabletop.errors import UnsupportedScene, VulkanUnavailable
-from backends.sapien_tabletop.layout import solve
 from robograph.compiler.assets import load_assets
 from robograph.compiler.benchmark import compile_entry
 from robograph.graph import INSIDE, ON
 from robograph.gym_env import demo_instance_path
 from robograph.instance import TaskInstance, load_instance
+from robograph_backends.sapien_tabletop.errors import UnsupportedScene, VulkanUnavailable
+from robograph_backends.sapien_tabletop.layout import solve
 
 
 @lru_cache(maxsize=4)
@@ -28,7 +28,7 @@ def _scene(scene_id: str) -> TaskInstance:
 
 def test_missing_vulkan_device_is_a_typed_error_naming_the_fix():
     pytest.importorskip("sapien")
-    from backends.sapien_tabletop.deps import probe_vulkan
+    from robograph_backends.sapien_tabletop.deps import probe_vulkan
 
     env = dict(os.environ, VK_ICD_FILENAMES="/nonexistent/icd.json", VK_DRIVER_FILES="/nonexistent/icd.json")
     with pytest.raises(VulkanUnavailable) as err:
@@ -68,8 +68,8 @@ def test_layout_puts_children_in_or_on_their_parent(scene_id):
 @pytest.mark.slow
 def test_backend_renders_three_frames_whose_models_and_depth_agree_with_the_scene():
     pytest.importorskip("sapien")
-    from backends.sapien_tabletop.backend import SapienTabletopBackend
-    from backends.sapien_tabletop.cameras import HEIGHT, WIDTH, head_model
+    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
+    from robograph_backends.sapien_tabletop.cameras import HEIGHT, WIDTH, head_model
 
     graph = _scene("Dining-3").graph
     backend = SapienTabletopBackend()

@@ -129,12 +129,12 @@ def test_perception_sees_what_the_head_faces_and_nothing_the_view_hides():
 @pytest.mark.slow
 @pytest.mark.usefixtures("requires_mujoco")
 def test_visual_explorer_solves_an_easy_mujoco_episode_from_the_cameras():
-    from backends.mujoco_kitchen.samples import buffet_tray
     from robograph.harness.observe import ObservationSpec
     from robograph.harness.rollout import RolloutOptions, run_rollout
     from robograph.instance import TaskInstance
     from robograph.metrics.rollout import rollout_metrics
     from robograph.registry import make_backend
+    from robograph_backends.mujoco_kitchen.samples import buffet_tray
 
     data = buffet_tray().to_json()
     data["goal"] = ["ON(muffin, serving_tray)", "ON(croissant, serving_tray)"]

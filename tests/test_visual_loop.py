@@ -10,12 +10,12 @@ import json
 import pytest
 from chat_server import completion, serve
 
-from backends.symbolic import SymbolicBackend
 from robograph.agents.base import Reply, Request
 from robograph.agents.openai_agent import ClientConfig, OpenAIAgent
 from robograph.harness.media import BORDER_COLOURS, BORDER_PX, contact_sheet, write_rollout_media
 from robograph.harness.observe import ObservationSpec
 from robograph.harness.rollout import RolloutOptions, run_rollout
+from robograph_backends.symbolic import SymbolicBackend
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("requires_mujoco")]
 
@@ -43,8 +43,8 @@ class Recording:
 
 @pytest.fixture(scope="module")
 def visual_rollout():
-    from backends.mujoco_kitchen import MujocoKitchenBackend
-    from backends.mujoco_kitchen.samples import indoor_samples
+    from robograph_backends.mujoco_kitchen import MujocoKitchenBackend
+    from robograph_backends.mujoco_kitchen.samples import indoor_samples
 
     inst = indoor_samples()[0]
     server_gen = serve()
@@ -109,9 +109,9 @@ def test_contact_sheet_tiles_are_coloured_by_outcome(visual_rollout, tmp_path):
 
 
 def test_a_visual_run_through_the_runner_writes_media_and_timing(tmp_path):
-    from backends.mujoco_kitchen.samples import indoor_samples
     from robograph.harness.runner import RunSpec, run
     from robograph.harness.store import LOG, RESULTS, read_jsonl
+    from robograph_backends.mujoco_kitchen.samples import indoor_samples
 
     inst = indoor_samples()[0]
     inst.save(tmp_path / "mj.json")

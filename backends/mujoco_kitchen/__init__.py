@@ -5,6 +5,6 @@ Importing this package does not import MuJoCo; constructing the backend does (an
 `DependencyNotInstalled` naming the `mujoco` extra when it is missing).
 """
 
-from backends.mujoco_kitchen.backend import MujocoKitchenBackend
+from robograph_backends.mujoco_kitchen.backend import MujocoKitchenBackend
 
 __all__ = ["MujocoKitchenBackend"]

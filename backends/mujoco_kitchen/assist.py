@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from backends.mujoco_kitchen.robot import RobotNames
-from backends.mujoco_kitchen.sense import half_of, node_bodies, stand_in
+from robograph_backends.mujoco_kitchen.robot import RobotNames
+from robograph_backends.mujoco_kitchen.sense import half_of, node_bodies, stand_in
 
 if TYPE_CHECKING:
-    from backends.mujoco_kitchen.embodiment import KitchenScene
-    from backends.mujoco_kitchen.world import World
+    from robograph_backends.mujoco_kitchen.embodiment import KitchenScene
+    from robograph_backends.mujoco_kitchen.world import World
 
 ASSEMBLY_OFFSET = 0.01  # parts join only within 1 cm of their seated pose (m) ...
 ASSEMBLY_ANGLE = math.radians(10)  # ... and 10 degrees of its orientation (issue 9)
@@ -50,7 +50,7 @@ def assembly_misalignment(part_pos: np.ndarray, part_mat: np.ndarray, part_half:
 
 
 class KitchenAssist:
-    """The simulator's privileged operations over the kitchen world (skills.interface.Assist)."""
+    """The simulator's privileged operations over the kitchen world (robograph_skills.interface.Assist)."""
 
     def __init__(self, world: World, scene: KitchenScene) -> None:
         self.world = world

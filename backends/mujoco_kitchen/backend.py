@@ -15,7 +15,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from backends.mujoco_kitchen.deps import mujoco_module
 from robograph.actions import Action
 from robograph.backend import (
     ALL_REWRITE_KINDS,
@@ -32,6 +31,7 @@ from robograph.failures import ActionFailure, FailureType
 from robograph.graph import HANDS, SceneGraph
 from robograph.registry import BackendOptionError
 from robograph.rewrite import Rewrite
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
 
 DEFAULT_CAMERAS = ("head", "left", "right")
 
@@ -61,7 +61,7 @@ class MujocoKitchenBackend:
 
     def __init__(self, mode: str = "physics", width: int = 320, height: int = 240,
                  cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3, segmentation: bool = False) -> None:
-        from backends.mujoco_kitchen.robot import CAMERA_NAMES
+        from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
 
         if mode not in EXECUTION_MODES:
             raise BackendOptionError(f"option mode must be one of {', '.join(EXECUTION_MODES)}, got {mode!r}")
@@ -99,8 +99,8 @@ class MujocoKitchenBackend:
         self._build(graph)
 
     def _build(self, graph: SceneGraph) -> None:
-        from backends.mujoco_kitchen.embodiment import KitchenScene, MujocoRobot
-        from backends.mujoco_kitchen.world import World
+        from robograph_backends.mujoco_kitchen.embodiment import KitchenScene, MujocoRobot
+        from robograph_backends.mujoco_kitchen.world import World
 
         self.close()
         self.world = World.build(graph, spares=self.spares, offwidth=max(640, self.width),
@@ -117,8 +117,8 @@ class MujocoKitchenBackend:
 
     # graph <-> world -------------------------------------------------------------------------------
     def realize(self, graph: SceneGraph, rewrites: Sequence[Rewrite]) -> None:
-        from backends.mujoco_kitchen.realize import sync
-        from backends.mujoco_kitchen.world import SimulationUnstable
+        from robograph_backends.mujoco_kitchen.realize import sync
+        from robograph_backends.mujoco_kitchen.world import SimulationUnstable
 
         try:
             sync(self.world, graph)
@@ -129,7 +129,7 @@ class MujocoKitchenBackend:
             self._cams.refresh_nodes()
 
     def reconcile(self, expected: SceneGraph) -> SceneGraph:
-        from backends.mujoco_kitchen.sense import reconcile
+        from robograph_backends.mujoco_kitchen.sense import reconcile
 
         observed = reconcile(self.world, expected)
         self.scene.graph = observed
@@ -140,8 +140,8 @@ class MujocoKitchenBackend:
                 deadline: float | None = None, cancel: Cancel | None = None) -> Execution:
         """`deadline`: absolute time.monotonic() seconds; `cancel`: polled with the deadline
         every few physics steps (world.INTERRUPT_EVERY)."""
-        from backends.mujoco_kitchen.world import SimulationUnstable
-        from skills.interface import SkillResult
+        from robograph_backends.mujoco_kitchen.world import SimulationUnstable
+        from robograph_skills.interface import SkillResult
 
         self.scene.graph = graph
         self.robot.failures.clear()
@@ -178,7 +178,7 @@ class MujocoKitchenBackend:
         return Execution(failure=failure, info=dict(self.last_info))
 
     def _dispatch(self, graph: SceneGraph, action: Action, expected: SceneGraph) -> Any:
-        from skills import primitives as sk
+        from robograph_skills import primitives as sk
 
         name, args = action.name, action.args
         robot, scene = self.robot, self.scene
@@ -208,7 +208,7 @@ class MujocoKitchenBackend:
             part, target = args
             keep = graph.hand_of(target) is None and graph.hand_of(part) is not None
             return sk.attach(robot, scene, part, target, graph.hand_of, free_hand, keep)
-        from skills.interface import SkillResult
+        from robograph_skills.interface import SkillResult
 
         return SkillResult(False, f"no motion primitive for {name!r}")
 
@@ -220,7 +220,7 @@ class MujocoKitchenBackend:
         return self.cameras_renderer().frames(cameras or self.cameras, depth=seg, segmentation=seg)
 
     def cameras_renderer(self) -> Any:
-        from backends.mujoco_kitchen.render import Cameras
+        from robograph_backends.mujoco_kitchen.render import Cameras
 
         if self._cams is None:
             self._cams = Cameras(self.world, self.width, self.height)

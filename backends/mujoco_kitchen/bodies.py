@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from backends.mujoco_kitchen.plan import RGBA, Body, Geom, Joint, Vec3
-from backends.mujoco_kitchen.tuning import (
+from robograph_backends.mujoco_kitchen.plan import RGBA, Body, Geom, Joint, Vec3
+from robograph_backends.mujoco_kitchen.tuning import (
     BUTTON_DAMPING,
     BUTTON_DEPTH,
     BUTTON_FRICTIONLOSS,

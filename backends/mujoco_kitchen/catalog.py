@@ -16,7 +16,6 @@ from typing import Any
 
 import yaml
 
-from backends.mujoco_kitchen.tuning import MAX_GRASP_WIDTH
 from robograph.graph import (
     CONTAINER,
     FURNITURE,
@@ -27,6 +26,7 @@ from robograph.graph import (
     Node,
 )
 from robograph.resources import AssetsNotFound, catalog_path
+from robograph_backends.mujoco_kitchen.tuning import MAX_GRASP_WIDTH
 
 ARTICULATIONS = ("none", "drawer", "hinged_door", "lid", "book_cover")
 GEOMETRIES = ("box", "cylinder", "sphere", "capsule")

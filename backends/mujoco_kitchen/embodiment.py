@@ -8,13 +8,20 @@ from itertools import islice
 
 import numpy as np
 
-from backends.mujoco_kitchen.assist import KitchenAssist, assembly_misalignment
-from backends.mujoco_kitchen.deps import mujoco_module
-from backends.mujoco_kitchen.ik import R_DOWN, ArmIK, IKResult, grip_rotation, hand_rotation
-from backends.mujoco_kitchen.layout import SLOT_GAP
-from backends.mujoco_kitchen.placement import free_spots, local, slot_spots, to_world
-from backends.mujoco_kitchen.plan import CORRIDOR_X, STANDOFF, WALL_FINGER_MARGIN, Articulation, Region
-from backends.mujoco_kitchen.robot import (
+from robograph.graph import INSIDE, ON, SceneGraph
+from robograph_backends.mujoco_kitchen.assist import KitchenAssist, assembly_misalignment
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.ik import R_DOWN, ArmIK, IKResult, grip_rotation, hand_rotation
+from robograph_backends.mujoco_kitchen.layout import SLOT_GAP
+from robograph_backends.mujoco_kitchen.placement import free_spots, local, slot_spots, to_world
+from robograph_backends.mujoco_kitchen.plan import (
+    CORRIDOR_X,
+    STANDOFF,
+    WALL_FINGER_MARGIN,
+    Articulation,
+    Region,
+)
+from robograph_backends.mujoco_kitchen.robot import (
     ARM_MOUNT_Y,
     ARM_MOUNT_Z,
     FINGER_OPEN,
@@ -27,7 +34,7 @@ from backends.mujoco_kitchen.robot import (
     RobotNames,
     add_robot,
 )
-from backends.mujoco_kitchen.sense import (
+from robograph_backends.mujoco_kitchen.sense import (
     assembly_parts,
     half_of,
     holding_hand,
@@ -35,10 +42,9 @@ from backends.mujoco_kitchen.sense import (
     node_bodies,
     stand_in,
 )
-from backends.mujoco_kitchen.tuning import LID_TAB_HALF
-from backends.mujoco_kitchen.world import World, assembly_pairs
-from robograph.graph import INSIDE, ON, SceneGraph
-from skills.interface import BasePose, Grasp, Handle, Placement
+from robograph_backends.mujoco_kitchen.tuning import LID_TAB_HALF
+from robograph_backends.mujoco_kitchen.world import World, assembly_pairs
+from robograph_skills.interface import BasePose, Grasp, Handle, Placement
 
 DT = 0.002
 SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work point (m)

@@ -26,11 +26,27 @@ from collections.abc import Mapping
 from math import ceil
 from typing import Any
 
-from backends.mujoco_kitchen import bodies, packing
-from backends.mujoco_kitchen.bodies import Hinge, body_name
-from backends.mujoco_kitchen.catalog import Appearance, appearance
-from backends.mujoco_kitchen.packing import Unit
-from backends.mujoco_kitchen.plan import (
+from robograph.graph import (
+    ASSEMBLY,
+    CONTAINER,
+    FURNITURE,
+    IN_ROOM,
+    INSIDE,
+    OBJECT,
+    OCCLUDES,
+    ON,
+    OPENABLE,
+    PART_OF,
+    PRESSABLE,
+    ROOM,
+    SURFACE,
+    SceneGraph,
+)
+from robograph_backends.mujoco_kitchen import bodies, packing
+from robograph_backends.mujoco_kitchen.bodies import Hinge, body_name
+from robograph_backends.mujoco_kitchen.catalog import Appearance, appearance
+from robograph_backends.mujoco_kitchen.packing import Unit
+from robograph_backends.mujoco_kitchen.plan import (
     Articulation,
     Body,
     Button,
@@ -41,8 +57,8 @@ from backends.mujoco_kitchen.plan import (
     ScenePlan,
     Vec3,
 )
-from backends.mujoco_kitchen.robot import PALM_HALF_LENGTH
-from backends.mujoco_kitchen.tuning import (
+from robograph_backends.mujoco_kitchen.robot import PALM_HALF_LENGTH
+from robograph_backends.mujoco_kitchen.tuning import (
     BIN_DEPTH_PLAY,
     BIN_RIM,
     BOTTOM_COMPARTMENT,
@@ -99,22 +115,6 @@ from backends.mujoco_kitchen.tuning import (
     VESSEL_SIDE_PLAY,
     WALL,
     WALL_FINGER_MARGIN,
-)
-from robograph.graph import (
-    ASSEMBLY,
-    CONTAINER,
-    FURNITURE,
-    IN_ROOM,
-    INSIDE,
-    OBJECT,
-    OCCLUDES,
-    ON,
-    OPENABLE,
-    PART_OF,
-    PRESSABLE,
-    ROOM,
-    SURFACE,
-    SceneGraph,
 )
 
 __all__ = ["SLOT_GAP", "body_name", "solve_layout"]  # SLOT_GAP: read by the place skills

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from backends.mujoco_kitchen.deps import mujoco_module
-from backends.mujoco_kitchen.plan import Body, Geom, ScenePlan
-from backends.mujoco_kitchen.robot import _set_damping as set_damping  # one mujoco 3.3/3.9 shim
-from backends.mujoco_kitchen.tuning import (
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.plan import Body, Geom, ScenePlan
+from robograph_backends.mujoco_kitchen.robot import _set_damping as set_damping  # one mujoco 3.3/3.9 shim
+from robograph_backends.mujoco_kitchen.tuning import (
     ARTICULATION_ARMATURE,
     CORRIDOR_X,
     DOOR_HALF_WIDTH,

@@ -22,9 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backends.mujoco_kitchen.deps import mujoco_module
-from backends.mujoco_kitchen.tuning import COVER_FRACTION, FACE_GRID, FACE_INSET, SURFACE_OFFSET, VIEW_LIFT
-from backends.mujoco_kitchen.world import World
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.tuning import (
+    COVER_FRACTION,
+    FACE_GRID,
+    FACE_INSET,
+    SURFACE_OFFSET,
+    VIEW_LIFT,
+)
+from robograph_backends.mujoco_kitchen.world import World
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from math import ceil
 
-from backends.mujoco_kitchen.tuning import (
+from robograph_backends.mujoco_kitchen.tuning import (
     COLUMN_GAP,
     GAP,
     SLOT_DEFAULT_ITEM,

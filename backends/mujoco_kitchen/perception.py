@@ -19,19 +19,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from backends.mujoco_kitchen.deps import mujoco_module
-from backends.mujoco_kitchen.placement import contains, local, supports
-from backends.mujoco_kitchen.plan import Region
-from backends.mujoco_kitchen.robot import CAMERA_NAMES
-from backends.mujoco_kitchen.sense import node_bodies, read
-from backends.mujoco_kitchen.world import World
-from backends.reading import TOL
-from calibration.camera import CameraModel
-from calibration.cloud import RGBDView, fuse
-from calibration.relations import Agreement, Relations, compare, infer_relations, openings
-from calibration.transforms import make_T, rotvec_to_R
 from robograph.graph import FURNITURE, ROOM, SceneGraph
 from robograph.rewrite import DETACHED, HELD
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.placement import contains, local, supports
+from robograph_backends.mujoco_kitchen.plan import Region
+from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
+from robograph_backends.mujoco_kitchen.sense import node_bodies, read
+from robograph_backends.mujoco_kitchen.world import World
+from robograph_backends.reading import TOL
+from robograph_calibration.camera import CameraModel
+from robograph_calibration.cloud import RGBDView, fuse
+from robograph_calibration.relations import Agreement, Relations, compare, infer_relations, openings
+from robograph_calibration.transforms import make_T, rotvec_to_R
 
 PART_PREFIX = "part:"
 VIEW_CAMERAS = ("head", "left", "right")
@@ -41,7 +41,7 @@ OPEN_STEPS = 11  # opening fractions tried when fitting a part to its points
 
 @dataclass(frozen=True, slots=True, eq=False)
 class WorldRegion:
-    """`calibration.relations.SupportRegion` over a plan region, with the reconcile's predicates."""
+    """`robograph_calibration.relations.SupportRegion` over a plan region, with the reconcile's predicates."""
 
     world: World
     region: Region
@@ -69,7 +69,7 @@ class WorldRegion:
 
 
 class WorldPart:
-    """`calibration.relations.PartModel` for an articulated node: the opening whose geometry
+    """`robograph_calibration.relations.PartModel` for an articulated node: the opening whose geometry
     (the part's visible geoms posed by the articulation kinematics) explains most of the points."""
 
     def __init__(self, world: World, node: str) -> None:

@@ -7,10 +7,16 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from backends.mujoco_kitchen.plan import Region
-from backends.mujoco_kitchen.tuning import FINGER_REACH, HAND_SIDE, SPOT_GRID, SPOT_MARGIN, SPOT_SPACING
-from backends.mujoco_kitchen.world import World
-from backends.reading import TOL, resting, within
+from robograph_backends.mujoco_kitchen.plan import Region
+from robograph_backends.mujoco_kitchen.tuning import (
+    FINGER_REACH,
+    HAND_SIDE,
+    SPOT_GRID,
+    SPOT_MARGIN,
+    SPOT_SPACING,
+)
+from robograph_backends.mujoco_kitchen.world import World
+from robograph_backends.reading import TOL, resting, within
 
 
 def local(world: World, region: Region, point: np.ndarray) -> np.ndarray:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from backends.mujoco_kitchen.tuning import (
+from robograph_backends.mujoco_kitchen.tuning import (
     CORRIDOR_X,
     DOOR_HALF_WIDTH,
     ROOM_DEPTH,

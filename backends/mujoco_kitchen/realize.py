@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.mujoco_kitchen.catalog import appearance
-from backends.mujoco_kitchen.deps import mujoco_module
-from backends.mujoco_kitchen.placement import contains, free_spot, local
-from backends.mujoco_kitchen.plan import CORRIDOR_X, ItemPlan, Region
-from backends.mujoco_kitchen.robot import FINGER_OPEN, HANDS, RobotNames
-from backends.mujoco_kitchen.sense import (
+from robograph.errors import BackendError
+from robograph.graph import IN_ROOM, OCCLUDES, ROBOT_ID, Edge, SceneGraph
+from robograph.rewrite import DETACHED, HELD
+from robograph_backends.mujoco_kitchen.catalog import appearance
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.placement import contains, free_spot, local
+from robograph_backends.mujoco_kitchen.plan import CORRIDOR_X, ItemPlan, Region
+from robograph_backends.mujoco_kitchen.robot import FINGER_OPEN, HANDS, RobotNames
+from robograph_backends.mujoco_kitchen.sense import (
     half_of,
     joint_fraction,
     measure_location,
@@ -27,7 +30,7 @@ from backends.mujoco_kitchen.sense import (
     pair_coverage,
     placed_bodies,
 )
-from backends.mujoco_kitchen.tuning import (
+from robograph_backends.mujoco_kitchen.tuning import (
     BLOCKER_GAP,
     GROW_COVER,
     GROW_MARGIN,
@@ -37,10 +40,7 @@ from backends.mujoco_kitchen.tuning import (
     TALL,
     TALL_COM_DROP,
 )
-from backends.mujoco_kitchen.world import World, assembly_pairs
-from robograph.errors import BackendError
-from robograph.graph import IN_ROOM, OCCLUDES, ROBOT_ID, Edge, SceneGraph
-from robograph.rewrite import DETACHED, HELD
+from robograph_backends.mujoco_kitchen.world import World, assembly_pairs
 
 
 class RealizeError(BackendError):

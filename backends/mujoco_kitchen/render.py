@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from backends.mujoco_kitchen.deps import mujoco_module
-from backends.mujoco_kitchen.robot import CAMERA_NAMES
-from backends.mujoco_kitchen.world import World
-from calibration.camera import CameraModel
 from robograph.backend import Frame
 from robograph.errors import BackendError
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
+from robograph_backends.mujoco_kitchen.world import World
+from robograph_calibration.camera import CameraModel
 
 DEFAULT_CAMERAS = ("head", "left", "right")
 ROBOT_LABEL = "robot"  # the scene graph's robot node; its pixels are the robot's own bodies

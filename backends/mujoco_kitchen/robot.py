@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
 
 HANDS = ("left", "right")
 PANDA_HOME = (0.0, -0.55, 0.0, -2.45, 0.0, 1.95, math.pi / 4)

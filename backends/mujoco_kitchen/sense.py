@@ -16,14 +16,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.mujoco_kitchen.occlusion import body_geoms, coverage, covered_pairs, surface, viewpoint
-from backends.mujoco_kitchen.placement import contains, local, supports
-from backends.mujoco_kitchen.robot import HANDS, RobotNames
-from backends.mujoco_kitchen.tuning import PINCH_REACH
-from backends.mujoco_kitchen.world import World, assembly_pairs
-from backends.reading import Location, Reading, is_open, rewrites_to
 from robograph.graph import FURNITURE, IN_ROOM, INSIDE, OCCLUDES, ON, ROBOT_ID, ROOM, SceneGraph
 from robograph.rewrite import DETACHED, HELD, apply_all
+from robograph_backends.mujoco_kitchen.occlusion import (
+    body_geoms,
+    coverage,
+    covered_pairs,
+    surface,
+    viewpoint,
+)
+from robograph_backends.mujoco_kitchen.placement import contains, local, supports
+from robograph_backends.mujoco_kitchen.robot import HANDS, RobotNames
+from robograph_backends.mujoco_kitchen.tuning import PINCH_REACH
+from robograph_backends.mujoco_kitchen.world import World, assembly_pairs
+from robograph_backends.reading import Location, Reading, is_open, rewrites_to
 
 
 def node_bodies(world: World) -> dict[str, str]:

@@ -13,11 +13,13 @@ from typing import Any
 
 import numpy as np
 
-from backends.mujoco_kitchen.deps import mujoco_module
-from backends.mujoco_kitchen.layout import solve_layout
-from backends.mujoco_kitchen.mjcf import kitchen_spec
-from backends.mujoco_kitchen.plan import Body, ScenePlan
-from backends.mujoco_kitchen.robot import (
+from robograph.errors import BackendError
+from robograph.graph import PART_OF, SceneGraph
+from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.layout import solve_layout
+from robograph_backends.mujoco_kitchen.mjcf import kitchen_spec
+from robograph_backends.mujoco_kitchen.plan import Body, ScenePlan
+from robograph_backends.mujoco_kitchen.robot import (
     FINGER_OPEN,
     HANDS,
     PANDA_HOME,
@@ -26,8 +28,6 @@ from backends.mujoco_kitchen.robot import (
     add_servos,
     add_welds,
 )
-from robograph.errors import BackendError
-from robograph.graph import PART_OF, SceneGraph
 
 INTERRUPT_EVERY = 10  # physics steps between two deadline/cancel checks (~20 ms of sim time)
 

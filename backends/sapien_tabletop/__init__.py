@@ -5,6 +5,6 @@ Importing this package does not import SAPIEN; building a world does, after prob
 child process (`VulkanUnavailable` names the fix instead of a crash).
 """
 
-from backends.sapien_tabletop.errors import SapienBackendError, UnsupportedScene, VulkanUnavailable
+from robograph_backends.sapien_tabletop.errors import SapienBackendError, UnsupportedScene, VulkanUnavailable
 
 __all__ = ["SapienBackendError", "UnsupportedScene", "VulkanUnavailable"]

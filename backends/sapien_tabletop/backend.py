@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH, head_model
-from backends.sapien_tabletop.errors import SapienBackendError
-from backends.sapien_tabletop.layout import solve
 from robograph.actions import Action
 from robograph.backend import CameraSpec, Cancel, Capabilities, Execution, Frame
 from robograph.graph import SceneGraph
 from robograph.rewrite import Rewrite
+from robograph_backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH, head_model
+from robograph_backends.sapien_tabletop.errors import SapienBackendError
+from robograph_backends.sapien_tabletop.layout import solve
 
 
 class SapienTabletopBackend:
@@ -38,7 +38,7 @@ class SapienTabletopBackend:
 
     def reset(self, graph: SceneGraph, *, seed: int) -> None:
         """Build the world for G0. The layout is deterministic; `seed` is kept for the protocol."""
-        from backends.sapien_tabletop.world import World
+        from robograph_backends.sapien_tabletop.world import World
 
         layout = solve(graph)
         # build before dropping the old world: while one scene lives, SAPIEN keeps its renderer
@@ -58,7 +58,7 @@ class SapienTabletopBackend:
                                  "skills arrive with the portable robot interface")
 
     def reconcile(self, expected: SceneGraph) -> SceneGraph:
-        from backends.sapien_tabletop.sense import reconcile
+        from robograph_backends.sapien_tabletop.sense import reconcile
 
         return reconcile(self.world, expected)
 

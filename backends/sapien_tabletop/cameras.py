@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from calibration.camera import CameraModel
 from robograph.rotations import mat_from_quat
+from robograph_calibration.camera import CameraModel
 
 WIDTH, HEIGHT = 320, 240
 HEAD_FOVY = 60.0  # degrees

@@ -16,8 +16,8 @@ from importlib import import_module
 from pathlib import Path
 from types import ModuleType
 
-from backends.sapien_tabletop.errors import VulkanUnavailable
 from robograph.errors import DependencyNotInstalled
+from robograph_backends.sapien_tabletop.errors import VulkanUnavailable
 
 PROBE = "import sapien\nsapien.render.RenderSystem()\nprint('vulkan-ok')\n"
 PROBE_TIMEOUT_S = 60.0

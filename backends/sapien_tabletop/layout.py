@@ -13,9 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
-from backends.mujoco_kitchen.packing import Unit, column, pack_extent, pack_rows, single
-from backends.sapien_tabletop.errors import UnsupportedScene
 from robograph.graph import (
     CONTAINER,
     FURNITURE,
@@ -28,6 +25,9 @@ from robograph.graph import (
     SURFACE,
     SceneGraph,
 )
+from robograph_backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
+from robograph_backends.mujoco_kitchen.packing import Unit, column, pack_extent, pack_rows, single
+from robograph_backends.sapien_tabletop.errors import UnsupportedScene
 
 WALL = 0.01  # wall and floor thickness of containers (m)
 FRONT_MARGIN = 0.03  # first packed row behind a region's front edge (m)

@@ -1,5 +1,5 @@
 """World -> graph for the tabletop: measure every object's location and every joint, then let
-the shared `backends.reading` decide what that means (the same predicates and the same
+the shared `robograph_backends.reading` decide what that means (the same predicates and the same
 `rewrites_to` as the MuJoCo backend).
 
 Measured: HELD by contact from both Panda fingers, INSIDE/ON by the object's centre in a
@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.reading import Location, Reading, is_open, resting, rewrites_to, within
-from backends.sapien_tabletop.layout import Region
-from backends.sapien_tabletop.world import BUTTON_DEPTH, World
 from robograph.graph import INSIDE, OBJECT, OCCLUDES, ON, PART_OF, SceneGraph
 from robograph.rewrite import DETACHED, HELD, apply_all
+from robograph_backends.reading import Location, Reading, is_open, resting, rewrites_to, within
+from robograph_backends.sapien_tabletop.layout import Region
+from robograph_backends.sapien_tabletop.world import BUTTON_DEPTH, World
 
 FINGERS = ("panda_leftfinger", "panda_rightfinger")
 ASSEMBLY_GAP = 0.01  # parts whose facing ends are this close (m), centred within it, are joined

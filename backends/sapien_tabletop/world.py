@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from backends.sapien_tabletop.cameras import (
+from robograph.backend import Frame
+from robograph.graph import FURNITURE, SceneGraph
+from robograph_backends.sapien_tabletop.cameras import (
     HEAD_FOVY,
     HEAD_PITCH,
     HEAD_POSITION,
@@ -23,11 +25,9 @@ from backends.sapien_tabletop.cameras import (
     model_from_sapien,
     quat_pitch,
 )
-from backends.sapien_tabletop.deps import _mesa_cache, panda_urdf, require_vulkan, sapien_module
-from backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout, Placement
-from calibration.camera import CameraModel
-from robograph.backend import Frame
-from robograph.graph import FURNITURE, SceneGraph
+from robograph_backends.sapien_tabletop.deps import _mesa_cache, panda_urdf, require_vulkan, sapien_module
+from robograph_backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout, Placement
+from robograph_calibration.camera import CameraModel
 
 ARM_BASES = {"left": 0.35, "right": -0.35}  # y of each Panda's base
 ARM_SETBACK = 0.12  # base centre behind the table's front edge (-x), at table-top height (m)

@@ -12,7 +12,7 @@ Needs `--observation both` (the node records the perceived view is cut from) and
 node-labelled segmentation (`--backend mujoco --backend-opt segmentation=true`).
 
 Not done here (issue 14 item 4, second half): relations re-derived from depth back-projected
-through each camera's model (calibration.relations on RGB-D clouds). The relations kept are the
+through each camera's model (robograph_calibration.relations on RGB-D clouds). The relations kept are the
 symbolic view's among perceived nodes.
 """
 
