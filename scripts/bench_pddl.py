@@ -22,7 +22,7 @@ from pathlib import Path
 from robograph.actions import Action
 from robograph.instance import load_instance
 from robograph.oracle import solve
-from robograph.oracle.pddl import ExportError, export_instance, run_fast_downward
+from robograph.oracle.pddl import DEPTHS, ExportError, export_instance, run_fast_downward
 from robograph.runtime import Episode
 from robograph_backends.symbolic import SymbolicBackend
 
@@ -43,7 +43,7 @@ def replays(instance, plan: list[Action]) -> bool:
     return all(ep.step(a).ok for a in plan) and ep.step(Action("stop")).success
 
 
-def measure(path: Path, limit: float, nice: int) -> dict:
+def measure(path: Path, limit: float, nice: int, depth: int | None = None) -> dict:
     inst = load_instance(path)
     row: dict = {"episode": path.stem, "nodes": len(inst.graph.nodes)}
     t0 = time.perf_counter()
@@ -52,12 +52,13 @@ def measure(path: Path, limit: float, nice: int) -> dict:
     row["oracle_seconds"] = round(time.perf_counter() - t0, 2)
     t0 = time.perf_counter()
     try:
-        exported = export_instance(inst)
+        exported = export_instance(inst, depth=depth)
     except ExportError as exc:
         row.update(status="not_exported", error=str(exc))
         return row
     row["export_seconds"] = round(time.perf_counter() - t0, 2)
     row["grounded_actions"] = len(exported.operators)
+    row["depth"] = exported.depth
     with tempfile.TemporaryDirectory() as tmp:
         domain, problem = exported.write(tmp)
         run = run_fast_downward(domain, problem, Path(tmp), limit, nice=nice)
@@ -80,11 +81,14 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--count", type=int, default=8)
     parser.add_argument("--nice", type=int, default=10, help="niceness of the planner process")
+    parser.add_argument("--depth", type=int, choices=DEPTHS, default=None,
+                        help="movable receivers a grounded chain crosses before it takes the focus token "
+                             "(default: automatic, see robograph.oracle.pddl.AUTO_LIMIT)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     rows = []
     for path in sample(args.bench, args.count, args.seed):
-        row = measure(path, args.limit, args.nice)
+        row = measure(path, args.limit, args.nice, args.depth)
         rows.append(row)
         print(f"{row['episode']:<28} nodes {row['nodes']:>3} L_o {row['oracle_length']:>3} "
               f"actions {row.get('grounded_actions', '-'):>7} translate {row.get('translate_seconds')} s "
@@ -97,6 +101,7 @@ def main() -> int:
         "episodes": len(rows),
         "limit_seconds": args.limit,
         "seed": args.seed,
+        "depth": args.depth,
         "solved": len(solved),
         "solved_optimal": sum(1 for r in solved if r["optimal"] and r["replays"]),
         "translate_seconds_max": max(translate) if translate else None,

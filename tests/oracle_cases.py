@@ -70,6 +70,16 @@ def nested() -> TaskInstance:
     return s.instance(["ON(key, table)", "ON(coin, table)", "CLOSED(cabinet)"])
 
 
+def nested_carriers() -> TaskInstance:
+    """A key in a closed box inside a basket inside a crate, all three movable: every chain to the
+    key crosses two or three movable receivers (the PDDL export's focus token travels)."""
+    s = (Scene().surface("table").box("crate", grabbable=True, is_open=True).on("crate", "table")
+         .box("basket", grabbable=True, is_open=True).inside("basket", "crate")
+         .box("box", grabbable=True).inside("box", "basket").item("key").inside("key", "box")
+         .item("cup").on("cup", "table"))
+    return s.instance(["ON(key, table)", "CLOSED(box)"])
+
+
 def capacity_full() -> TaskInstance:
     """The target tray is full of unrelated items: one must be taken off first."""
     s = (Scene().surface("table").surface("tray", capacity=2).on("tray", "table")
@@ -132,6 +142,7 @@ CASES = {
     "house_many": (house_many, None),
     "hands_juggle": (hands_juggle, None),
     "nested": (nested, None),
+    "nested_carriers": (nested_carriers, 4),
     "capacity_full": (capacity_full, 3),
     "drawer_swap": (drawer_swap, None),
     "drawer_misplaced": (drawer_misplaced, 7),

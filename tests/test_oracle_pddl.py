@@ -12,11 +12,20 @@ from oracle_cases import CASES
 
 from robograph.actions import Action
 from robograph.cli import main
+from robograph.compiler.assets import load_assets
+from robograph.compiler.compile import compile_scene
 from robograph.facts import parse_fact
 from robograph.gym_env import demo_instance_path
 from robograph.instance import load_instance
 from robograph.oracle import solve
-from robograph.oracle.pddl import ExportError, export_instance, fast_downward_driver, run_fast_downward
+from robograph.oracle.pddl import (
+    DEPTHS,
+    ExportError,
+    _Exporter,
+    export_instance,
+    fast_downward_driver,
+    run_fast_downward,
+)
 from robograph.runtime import Episode
 from robograph_backends.symbolic import SymbolicBackend
 
@@ -80,15 +89,35 @@ def test_goal_on_a_node_that_never_moves_holds_without_an_atom():
     assert f"{fixed[0].rel.lower()}-{fixed[0].src}" not in " ".join(goal)
 
 
+@pytest.mark.parametrize("depth", DEPTHS)
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_every_goal_atom_can_be_made_true(name):
-    goal, achievable = _goal_and_achievable(export_instance(CASES[name][0]()))
+def test_every_goal_atom_can_be_made_true(name, depth):
+    goal, achievable = _goal_and_achievable(export_instance(CASES[name][0](), depth=depth))
     assert goal <= achievable
 
 
-def check_against_fast_downward(name: str, tmp_path: Path) -> None:
-    inst = CASES[name][0]()
-    exported = export_instance(inst)
+def test_depth_zero_grounds_one_chain_per_place():
+    """Through movable receivers the chains multiply (key in box in basket in crate, or any
+    other nesting of the three); at depth 0 every place of the key is one chain that ends at the
+    focus token, so the export grows with the sum of the places, not their product."""
+    inst = CASES["nested_carriers"][0]()
+    key = _Exporter(inst, 0).p.index["key"]
+    chains = {d: _Exporter(inst, d).reach(key, allow_held=False) for d in DEPTHS}
+    places = _Exporter(inst, 0).possible[key]
+    assert len(chains[0]) == len(places)
+    assert len(chains[1]) > len(places)
+    assert len(export_instance(inst, depth=0).operators) < len(export_instance(inst, depth=1).operators)
+
+
+def test_unknown_depth_is_refused():
+    with pytest.raises(ExportError, match="depth"):
+        export_instance(CASES["pencil_case"][0](), depth=3)
+
+
+def check_instance(inst, tmp_path: Path, depth: int | None = None) -> str:
+    """FD's optimal plan on the export has the oracle's length and replays to success; returns
+    the plan text (with its zero-cost bookkeeping steps)."""
+    exported = export_instance(inst, depth=depth)
     domain, problem = exported.write(tmp_path)
     text = fast_downward(domain, problem, tmp_path)
     assert text is not None, "Fast Downward found the exported task unsolvable"
@@ -99,11 +128,41 @@ def check_against_fast_downward(name: str, tmp_path: Path) -> None:
     for action in fd_plan:
         assert ep.step(action).ok, f"FD's {action} is not executable in the runtime"
     assert ep.step(Action("stop")).success
+    return text
+
+
+def check_against_fast_downward(name: str, tmp_path: Path, depth: int | None = None) -> str:
+    return check_instance(CASES[name][0](), tmp_path, depth)
 
 
 @needs_fd
 def test_fast_downward_agrees_on_the_pencil_case(tmp_path):
     check_against_fast_downward("pencil_case_closed", tmp_path)
+
+
+@needs_fd
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_fast_downward_agrees_through_the_focus_token(depth, tmp_path):
+    """The key sits below two (depth 1) or three (depth 0) movable receivers: the plan must take
+    the token down to it, and still has the oracle's length and replays."""
+    text = check_against_fast_downward("nested_carriers", tmp_path, depth)
+    assert "_focus_" in text
+
+
+@needs_fd
+def test_fast_downward_solves_a_compiled_scene(tmp_path):
+    """A compiled benchmark-style scene (buffet, tabletop, L_o 10; trays that can hold each
+    other), exported as `robograph export-pddl` does: solved, the oracle's length, replays."""
+    scene = compile_scene(load_assets(), "buffet", "tabletop", 7, oracle_length=10)
+    assert scene.plan.length == 10
+    check_instance(scene.instances["baseline"], tmp_path)
+
+
+@needs_fd
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["nested", "basket_run", "demo"])
+def test_fast_downward_agrees_at_depth_zero(name, tmp_path):
+    check_against_fast_downward(name, tmp_path, 0)
 
 
 @needs_fd

@@ -1,13 +1,16 @@
 """PDDL export of a fully observed instance, for cross-checking L_o with an external optimal planner.
 
-The export is plain STRIPS (positive preconditions, no derived predicates, no conditional effects),
-so admissible planners such as Fast Downward's `seq-opt-bjolp` accept it. Visibility is recursive
-in the runtime (a node is reachable when its whole location chain is), which STRIPS cannot derive;
-the export therefore *grounds* every operator once per possible location chain of its arguments,
-and once per value of each counter it touches (free hands, container loads). The domain is
-instance-specific (parameterless actions, 0-ary atoms), written from the oracle's compiled
-`Problem` without relevance pruning. Each action is named `a<k>_<name>_<args>`; `ExportedProblem`
-maps the index k back to the runtime `Action`.
+The export is plain STRIPS (positive preconditions, no derived predicates, no conditional effects)
+plus zero-cost bookkeeping steps under `:action-costs`, so admissible planners such as Fast
+Downward's `seq-opt-bjolp` accept it. Visibility is recursive in the runtime (a node is reachable
+when its whole location chain is), which STRIPS cannot derive; the export therefore *grounds*
+every operator once per possible location chain of its arguments, and once per value of each
+counter it touches (free hands, container loads). Chains through movable receivers (trays, bags,
+books that can hold each other) multiply: a chain that crosses more than `depth` of them ends at a
+focus token instead, put on the receiver by a zero-cost step that checks the rest of the chain
+(`_Exporter.focus_ops`). The domain is instance-specific (parameterless actions, 0-ary atoms),
+written from the oracle's compiled `Problem` without relevance pruning. Each action is named
+`a<k>_<name>_<args>`; `ExportedProblem` maps the index k back to the runtime `Action`.
 
 Not exported (ExportError): IN_ROOM goals, OCCLUDES conditions on attributes other than `open`, an
 initially held object that occludes something, an unassembled whole that already has a place.
@@ -26,7 +29,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from robograph.actions import Action
@@ -36,6 +39,13 @@ from robograph.oracle.model import NOWHERE, REL_NAMES, S_HA, S_HB, Problem
 
 MAX_CHAINS = 2000
 IDLE = "idle"  # held by every operator except the later attach stages (see `_Exporter._attach`)
+# movable receivers a grounded chain may cross before it takes the focus token (`_Exporter.reach`):
+# 1 grounds more operators but searches as fast as full chains; 0 is the smallest export, at a
+# search cost (docs/oracle.md). `export_instance(depth=None)` takes 1 unless that grounds more
+# than AUTO_LIMIT operators.
+DEPTHS = (0, 1)
+AUTO_LIMIT = 8000
+HOME = "home"  # the reachability token is not out (see `_Exporter.focus_ops`)
 
 
 class ExportError(RoboGraphError):
@@ -53,6 +63,7 @@ class Operator:
     delete: frozenset[str]
     cost: int = 1
     label: Action | None = None
+    name: str = ""
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,7 @@ class ExportedProblem:
     domain: str
     problem: str
     operators: tuple[Operator, ...]
+    depth: int = 1  # the chain depth it was grounded with (see DEPTHS)
 
     def decode_plan(self, text: str) -> list[Action]:
         """Runtime actions of a plan file (`(a12_grab_pen)` lines; `;` comments ignored)."""
@@ -86,7 +98,7 @@ class ExportedProblem:
 
 
 class _Exporter:
-    def __init__(self, instance: TaskInstance) -> None:
+    def __init__(self, instance: TaskInstance, depth: int) -> None:
         self.inst = instance
         self.p = Problem.compile(instance.graph, instance.goal, instance.actions, prune=False)
         p = self.p
@@ -99,6 +111,7 @@ class _Exporter:
             used.add(name)
             names[i] = name
         self.name = names
+        self.by_name = {v: k for k, v in names.items()}
         self.held0 = {h for h in (self.s0[S_HA], self.s0[S_HB]) if h != NOWHERE}
         # nodes whose load is tracked: placement targets and anything that starts loaded, where the
         # load can matter: a capacity limits puts, and a loaded carrier cannot be grabbed. A fixed
@@ -112,6 +125,9 @@ class _Exporter:
         self.ops: list[Operator] = []
         # attach is split into stages that hold a lock; without attach pairs there is no lock
         self.locked = bool(p.attach_pairs) and "attach" in p.actions
+        # movable receivers: chains through more than `depth` of them use the `at` token
+        self.depth = depth
+        self.tokens = frozenset(m for m in p.mobile if (p.surface[m] or p.container[m]) and self.receiver[m])
 
     # atoms -------------------------------------------------------------------------------------
     def loc_atom(self, i: int, code: int) -> str:
@@ -175,9 +191,15 @@ class _Exporter:
 
     # chains -----------------------------------------------------------------------------------------
     def reach(self, i: int, *, allow_held: bool, allow_detached: bool = True,
-              visiting: frozenset[int] = frozenset()) -> list[tuple[frozenset[str], int]]:
-        """Alternatives that make node i reachable: (atoms, i's own location code or -2 = held)."""
+              visiting: frozenset[int] = frozenset(), depth: int | None = None) -> list[tuple[frozenset[str], int]]:
+        """Alternatives that make node i reachable: (atoms, i's own location code or -2 = held).
+
+        A chain through more than `depth` (default `self.depth`) movable receivers stops at the
+        next one, m, with the atom `at m` instead of m's own chains: the token that `focus_ops`
+        put there after checking them (see `focus_ops`)."""
         p = self.p
+        if depth is None:
+            depth = self.depth
         out: list[tuple[frozenset[str], int]] = []
         if i in visiting:
             return out
@@ -198,16 +220,53 @@ class _Exporter:
                     continue
                 if allow_detached and p.part[i]:
                     for whole in p.wholes[i]:
-                        for atoms, _ in self.reach(whole, allow_held=True, visiting=visiting):
+                        for atoms, _ in self.reach(whole, allow_held=True, visiting=visiting, depth=depth):
                             out.append((own | atoms, code))
                 continue
             parent, rel = code >> 2, code & 3
             gate = frozenset({self.flag("open", parent, True)}) if rel == 0 and p.openable[parent] else frozenset()
-            for atoms, _ in self.reach(parent, allow_held=False, visiting=visiting):
+            if parent in self.tokens and depth == 0:
+                out.append((own | clear | gate | {self.at(parent)}, code))
+                continue
+            for atoms, _ in self.reach(parent, allow_held=False, visiting=visiting,
+                                       depth=depth - (parent in self.tokens)):
                 out.append((own | clear | gate | atoms, code))
                 if len(out) > MAX_CHAINS:
                     raise ExportError(f"too many location chains for {p.ids[i]} (> {MAX_CHAINS})")
         return out
+
+    def at(self, m: int) -> str:
+        return f"at {self.name[m]}"
+
+    def focus_ops(self) -> None:
+        """Zero-cost steps that put the `at m` token on a loaded movable receiver m, one per chain of
+        m (itself ending in another token when m sits `depth` receivers deep). An action on a node
+        below m then checks only the chain from m down and takes the token back (`home`).
+        Grounding every chain through movable receivers grounds their nestings' product (Desk-11:
+        96-193 chains per object; the books and the pencil case can hold each other); with the
+        token the export grows with their sum. The token leaves only from `home`, and every other
+        operator needs `home`, so the token always describes the current state. Emitted only for
+        the tokens some operator takes, and only while m is loaded (nothing can be below an empty
+        m), so a scene whose chains stay within `depth` gets no extra search states."""
+        needed = sorted({a for op in self.ops for a in op.pre if a.startswith("at ")})
+        if not needed:  # every chain stays within `depth`: no token, no `home`
+            self.ops = [replace(op, pre=op.pre - {HOME}) for op in self.ops]
+            self.tokens = frozenset()
+            return
+        done: set[str] = set()
+        while needed:
+            token = needed.pop()
+            if token in done:
+                continue
+            done.add(token)
+            m = self.by_name[token[3:]]
+            for atoms, _ in self.reach(m, allow_held=False):
+                consumed = {a for a in atoms if a.startswith("at ")}
+                needed.extend(sorted(consumed - done))
+                for k in range(1, self.max_load[m] + 1):
+                    pre = set(atoms) | {self.load(m, k)} | (set() if consumed else {HOME})
+                    self.ops.append(Operator(None, frozenset(pre), frozenset({token}),
+                                             frozenset(consumed or {HOME}), cost=0, name=f"focus_{self.name[m]}"))
 
     # operators --------------------------------------------------------------------------------------
     def emit(self, action: Action | None, pre: Iterable[str], add: Iterable[str], delete: Iterable[str],
@@ -215,6 +274,11 @@ class _Exporter:
         base_pre, base_add, base_del = set(pre), set(add), set(delete)
         if self.locked and action is not None and action.name != "attach":
             base_pre.add(IDLE)
+        if self.tokens:  # take the token back, or require that it is home
+            token = {a for a in base_pre if a.startswith("at ")}
+            base_add |= {HOME} if token else set()
+            base_del |= token
+            base_pre |= set() if token else {HOME}
         deltas = sorted((t, d) for t, d in (load_delta or {}).items() if d and self.receiver[t])
         choices = []
         for t, d in deltas:
@@ -295,6 +359,7 @@ class _Exporter:
         if "attach" in acts:
             for k, (part, target, whole) in enumerate(p.attach_pairs):
                 self._attach(k, part, target, whole)
+        self.focus_ops()
 
     def _grab(self, o: int) -> None:
         p = self.p
@@ -390,7 +455,7 @@ class _Exporter:
     # initial state and goal ---------------------------------------------------------------------------
     def init_atoms(self) -> set[str]:
         p, s = self.p, self.s0
-        atoms = {f"free{2 - len(self.held0)}"} | ({IDLE} if self.locked else set())
+        atoms = {f"free{2 - len(self.held0)}"} | ({IDLE} if self.locked else set()) | ({HOME} if self.tokens else set())
         if s[0] != NOWHERE:
             atoms.add(self.robot_in(s[0]))
         for i in range(p.n):
@@ -451,10 +516,27 @@ def _conj(atoms: Iterable[str]) -> str:
     return f"(and {inner})" if inner else "(and)"
 
 
-def export_instance(instance: TaskInstance) -> ExportedProblem:
-    """Build domain and problem text for `instance` (G0, goal, catalog)."""
-    ex = _Exporter(instance)
+def _build(instance: TaskInstance, depth: int) -> _Exporter:
+    ex = _Exporter(instance, depth)
     ex.build()
+    return ex
+
+
+def export_instance(instance: TaskInstance, *, depth: int | None = None) -> ExportedProblem:
+    """Build domain and problem text for `instance` (G0, goal, catalog). `depth` (0 or 1, see
+    DEPTHS) bounds the movable receivers a grounded chain crosses; None picks 1, or 0 when 1
+    would ground more than AUTO_LIMIT operators."""
+    if depth is not None and depth not in DEPTHS:
+        raise ExportError(f"depth must be one of {DEPTHS} or None (automatic), not {depth!r}")
+    if depth is None:
+        try:
+            ex = _build(instance, 1)
+        except ExportError:  # too many chains at depth 1; depth 0 re-raises what it cannot express
+            ex = _build(instance, 0)
+        if len(ex.ops) > AUTO_LIMIT:
+            ex = _build(instance, 0)
+    else:
+        ex = _build(instance, depth)
     init = ex.init_atoms()
     goal = ex.goal_atoms()
     atoms: set[str] = set(init) | set(goal)
@@ -472,9 +554,11 @@ def export_instance(instance: TaskInstance) -> ExportedProblem:
         lines.append("  (:functions (total-cost) - number)")
     for k, op in enumerate(ex.ops):
         shown = op.label or op.action
-        assert shown is not None
-        label = "_".join([shown.name if op.action else shown.name + "_stage",
-                          *(ex.name[ex.p.index[x]] for x in shown.args)])
+        if shown is None:
+            label = op.name
+        else:
+            label = "_".join([shown.name if op.action else shown.name + "_stage",
+                              *(ex.name[ex.p.index[x]] for x in shown.args)])
         effect = sorted(f"({_atom(a)})" for a in op.add) + sorted(f"(not ({_atom(a)}))" for a in op.delete)
         if costs and op.cost:
             effect.append(f"(increase (total-cost) {op.cost})")
@@ -491,7 +575,7 @@ def export_instance(instance: TaskInstance) -> ExportedProblem:
         *(["  (:metric minimize (total-cost))"] if costs else []),
         ")",
     ]) + "\n"
-    return ExportedProblem(domain, problem, tuple(ex.ops))
+    return ExportedProblem(domain, problem, tuple(ex.ops), ex.depth)
 
 
 # external planner ------------------------------------------------------------------------------------
@@ -560,9 +644,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from robograph.instance import load_instance
 
     inst = load_instance(args.instance)
-    exported = export_instance(inst)
+    exported = export_instance(inst, depth=args.depth)
     dom, prob = exported.write(args.out)
-    print(f"wrote {dom} ({len(exported.operators)} actions) and {prob}")
+    print(f"wrote {dom} ({len(exported.operators)} actions, chain depth {exported.depth}) and {prob}")
     return 0
 
 
@@ -570,4 +654,7 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("export-pddl", help="write domain.pddl and problem.pddl (plain STRIPS) for an instance")
     p.add_argument("instance", metavar="INSTANCE", help="instance file (JSON or YAML)")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--depth", type=int, choices=DEPTHS, default=None,
+                   help="movable receivers a grounded chain crosses before it takes the focus token "
+                        f"(default: 1, or 0 when 1 grounds more than {AUTO_LIMIT} actions)")
     p.set_defaults(handler=_cmd_export)
