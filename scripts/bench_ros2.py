@@ -30,7 +30,7 @@ def in_process_step_ms(instance, actions, cameras, width, height) -> float:  # t
     from robograph.actions import effects
     from robograph.registry import make_backend
     from robograph.rewrite import apply_all
-    from robograph_ros_bridge.robot_sim import schematic_image
+    from robograph_ros_bridge.sim_world import schematic_image
 
     be = make_backend("symbolic")
     be.reset(instance.graph, seed=0)
