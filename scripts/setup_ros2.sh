@@ -25,8 +25,9 @@ ros_pkgs=(
   "ros-$J-ament-cmake-pytest==2.5.4" "ros-$J-rosidl-core-generators==0.2.0" "ros-$J-domain-coordinator==0.12.0"
   # recording; CompressedImage (JPEG/PNG) coding
   "mcap==1.6.0" "mcap-ros2-support==0.6.0" "pillow>=10"
-  # the bridge tests run in this venv (tests/test_ros2_bridge.py re-runs itself here)
-  "pytest==9.2.0"
+  # the bridge tests run in this venv (tests/test_ros2_bridge.py re-runs itself here); a second DDS
+  # vendor (Eclipse Cyclone DDS, its Python binding bundles the C library) for the cross-vendor test
+  "pytest==9.2.0" "cyclonedds==11.0.1"
 )
 # Two stamps: the wheels + project install (this script, pyproject.toml) and the interface build
 # (this script, the interface sources), so a change to one does not redo the other.

@@ -416,6 +416,46 @@ else:
         moving = {t.child_frame_id: t.header.frame_id for tp, m in decoded if tp == "/tf" for t in m.transforms}
         assert moving[f"{r.name}/base_link"] == "world" and moving[f"{r.name}/torso"] == f"{r.name}/base_link"
 
+    def test_a_second_dds_vendor_sees_goals_and_heartbeats_and_its_estop_stops_the_robot(robot, bridge):
+        """Cross-vendor: Cyclone DDS (its own Python binding, no ROS) in another process reads the
+        robot's heartbeat and the ExecuteSkill goal's feedback and status that Fast DDS carries,
+        and an e-stop it publishes reaches the robot (whose heartbeat the bridge reads)."""
+        pytest.importorskip("cyclonedds", reason="setup_ros2.sh installs the cyclonedds binding")
+        r = robot("--cameras", "", "--skill-seconds", "0.4")
+        probe = subprocess.Popen([sys.executable, str(ROOT / "tests" / "cyclone_probe.py"), r.name], cwd=ROOT,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        seen: list[dict] = []
+        try:
+            assert probe.stdout is not None and probe.stdin is not None
+            assert json.loads(probe.stdout.readline()) == {"topic": "ready"}
+            reader = threading.Thread(target=lambda: seen.extend(json.loads(line) for line in probe.stdout),
+                                      daemon=True)
+            reader.start()
+            b = bridge(r)
+            g, act, expected = _first_step(b)
+            _wait_for(lambda: any(x["topic"] == "heartbeat" and x["estop_subscribers"] for x in seen), 20.0)
+            assert b.execute(g, act, expected).ok
+            _wait_for(lambda: any(x["topic"] == "status" and 4 in x["goals"].values() for x in list(seen)), 10.0)
+            feedback = [x for x in list(seen) if x["topic"] == "feedback"]
+            assert {x["goal_id"] for x in feedback} == {next(
+                gid for x in list(seen) if x["topic"] == "status" for gid, st in x["goals"].items() if st == 4)}
+            assert [p for p in ("accepted", "planning", "executing", "verifying")
+                    if p in {x["phase"] for x in feedback}] == ["accepted", "planning", "executing", "verifying"]
+            assert {x["robot_name"] for x in list(seen) if x["topic"] == "heartbeat"} == {r.name}
+            probe.stdin.write("estop true\n")
+            probe.stdin.flush()
+            _wait_for(lambda: b.estopped, 10.0)
+            with pytest.raises(EmergencyStop):
+                b.execute(g, act, expected)
+            probe.stdin.write("estop false\n")
+            probe.stdin.flush()
+            _wait_for(lambda: not b.estopped, 10.0)
+            assert any(x["topic"] == "heartbeat" and x["estopped"] for x in list(seen))
+        finally:
+            if probe.poll() is None:
+                probe.kill()
+                probe.wait(timeout=10)
+
     def test_no_robot_is_a_clear_error(bridge, tmp_path):
         b = bridge(Robot("nobody_here", tmp_path), connect_timeout_s=1.0)
         with pytest.raises(RobotNotFound, match="nobody_here"):
