@@ -1,18 +1,20 @@
 """The robot side, driven by a simulator: `python -m robograph_ros_bridge.robot_sim` / `robograph-robot-sim`.
 
 A ROS 2 node that serves the robot contract (docs/ros2.md) by driving a RoboGraph backend
-(symbolic for fast tests, MuJoCo kitchen where its extra is installed in the ROS venv):
+(symbolic for fast tests, `--backend mujoco` for the MuJoCo kitchen, which setup_ros2.sh installs):
 
 - `ExecuteSkill` action: one task-level action per goal, feedback phases, typed result; each
   request id runs at most once (a `Ledger` on disk survives restarts);
 - `GetWorldState` service and a latched `world_state` topic: the world read back as a graph;
 - `ResetWorld` service (simulation only: a real robot does not offer it);
 - `heartbeat` at 10 Hz, `estop` (std_msgs/Bool: true stops and refuses goals, false releases);
-- camera `image_raw` + `camera_info` per camera, `joint_states` when the backend has joints;
+- per camera `image_raw` (or JPEG/PNG `image_raw/compressed`, `--image-format`) + `camera_info`;
+  `/tf` (moving frames) and `/tf_static` (camera mounts); `joint_states` when the backend has
+  joints (sensors.py publishes them from a `SimWorld` snapshot);
 - optionally a simulated operator that carries out `OperatorRequest`s (interventions).
 
-It is also the template a lab copies for a real robot: replace `SimWorld` by calls to the robot's
-own skill controllers and perception, keep the wire contract.
+It is also the template a lab copies for a real robot: replace `SimWorld` (sim_world.py) by calls
+to the robot's own skill controllers and perception, keep the wire contract.
 """
 
 from __future__ import annotations
