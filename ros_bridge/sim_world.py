@@ -1,11 +1,13 @@
 """The simulated robot behind `robot_sim`: a RoboGraph backend, the graph it last read back, and
 what its sensors see (camera images with their models, the robot's frames and joints).
 
-Every call into the backend runs on one worker thread. Why: a MuJoCo renderer's EGL context
-belongs to the thread that made it, and a skill holds the simulator for seconds; ROS callbacks
-arrive on the executor's threads. Sensor timers use `snapshot(blocking=False)`, which skips a
-frame while a skill runs instead of queueing executor threads behind it (a queue of blocked
-timer callbacks starved the heartbeat).
+A backend that renders (declares cameras: the MuJoCo kitchen) is called from one worker thread
+only. Why: its renderer's EGL context belongs to the thread that made it, and a skill holds the
+simulator for seconds while ROS callbacks arrive on the executor's threads. Its sensor timer uses
+`snapshot(blocking=False)`, which skips a frame while a skill runs instead of queueing executor
+threads behind it. A backend without cameras (symbolic) is called inline under a lock, its frames
+never skipped: the worker hand-off and skipped frames cost the symbolic robot side about half its
+image rate on a loaded 2-core machine (bench_ros2: 8-14 instead of 21-26 frames/s per camera).
 
 A lab replacing the simulator keeps this shape: `reset`, `precheck`, `execute`, `graph`, and a
 sensor snapshot from its own drivers.
@@ -18,6 +20,7 @@ import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -51,21 +54,23 @@ class SimWorld:
     def __init__(self, backend_name: str, **backend_options: Any) -> None:
         from robograph.registry import make_backend
 
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sim-world")
-        self._busy = threading.Lock()  # held by whoever has a call in (or queued for) the worker
-        self.backend = self._run(lambda: make_backend(backend_name, **backend_options))
+        self._busy = threading.Lock()  # held by whoever has a call running (or queued for the worker)
+        self.backend = make_backend(backend_name, **backend_options)  # no GL context before render
+        self._pool = (ThreadPoolExecutor(max_workers=1, thread_name_prefix="sim-world")
+                      if self.backend.capabilities.cameras else None)
         self.graph: SceneGraph | None = None
         self._pristine: tuple[SceneGraph, int] | None = None  # what the last reset built, until anything moves
 
     def _run(self, fn: Callable[[], T]) -> T:
         with self._busy:
-            return self._pool.submit(fn).result()
+            return fn() if self._pool is None else self._pool.submit(fn).result()
 
     def close(self) -> None:
         close = getattr(self.backend, "close", None)
         if callable(close):
             self._run(close)
-        self._pool.shutdown(wait=True)
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
     def reset(self, graph: SceneGraph, seed: int) -> None:
         """Build the world for `graph`. A reset to what the last reset built, with nothing run
@@ -121,12 +126,15 @@ class SimWorld:
     def snapshot(self, cameras: Sequence[str], width: int, height: int, fovy_deg: float, tick: int, *,
                  blocking: bool = True) -> SensorSnapshot | None:
         """Camera frames, moving transforms and joints; None when not `blocking` and a skill holds
-        the simulator. Backends without cameras (symbolic) give `schematic_image`s from a camera
-        at the world origin (a synthetic picture has no real viewpoint)."""
+        a rendering simulator. Backends without cameras (symbolic) give `schematic_image`s from a
+        camera at the world origin (a synthetic picture has no real viewpoint)."""
+        job = partial(self._snapshot, tuple(cameras), width, height, fovy_deg, tick)
+        if self._pool is None:
+            return self._run(job)
         if not self._busy.acquire(blocking=blocking):
             return None
         try:
-            return self._pool.submit(self._snapshot, tuple(cameras), width, height, fovy_deg, tick).result()
+            return self._pool.submit(job).result()
         finally:
             self._busy.release()
 
