@@ -77,6 +77,8 @@ class SensorPublisher:
     def publish_static(self, fixed: Sequence[Transform], stamp: Any) -> None:
         """All static transforms in one latched message (a later call replaces them, as tf2's
         static broadcaster does)."""
+        if not fixed:  # a robot without cameras or mounts has nothing static to say
+            return
         t = self._types
         self._tf_static.publish(tf_message(t["TFMessage"], t["TransformStamped"], self._prefixed(fixed), stamp=stamp))
 
