@@ -5,7 +5,8 @@ speak real ROS 2 to a vendor other than their own Fast DDS.
 Run as a child process (`python tests/cyclone_probe.py ROBOT`) in the ROS venv: it prints
 "ready", then one JSON line per sample it takes from the robot's heartbeat and from the
 ExecuteSkill action's feedback and status topics; stdin lines `estop true` / `estop false`
-publish std_msgs/Bool on the e-stop topic; `quit` ends it. The types below are the ROS 2 IDL
+publish std_msgs/Bool on the e-stop topic; `goal REQUEST_ID ACTION NODE...` sends an ExecuteSkill
+goal (the action's send_goal request, a plain DDS sample); `quit` ends it. The types below are the ROS 2 IDL
 mappings (`pkg::msg::dds_::Type_`, topics prefixed `rt/`) written by hand from the .msg files.
 """
 
@@ -15,13 +16,14 @@ import os
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass
 
 from cyclonedds.core import Qos
 from cyclonedds.domain import DomainParticipant
 from cyclonedds.idl import IdlStruct
 from cyclonedds.idl.annotations import final
-from cyclonedds.idl.types import array, float32, int8, int32, sequence, uint8, uint32
+from cyclonedds.idl.types import array, float32, float64, int8, int32, sequence, uint8, uint32
 from cyclonedds.pub import DataWriter
 from cyclonedds.qos import Policy
 from cyclonedds.sub import DataReader
@@ -73,6 +75,32 @@ class ExecuteSkill_FeedbackMessage_(IdlStruct,
 
 @final
 @dataclass
+class ExecuteSkill_Goal_(IdlStruct, typename="robograph_interfaces::action::dds_::ExecuteSkill_Goal_"):
+    request_id: str
+    action: str
+    node_ids: sequence[str]
+    expected_delta_json: str
+    deadline_s: float64
+
+
+@final
+@dataclass
+class ExecuteSkill_SendGoal_Request_(IdlStruct,
+                                     typename="robograph_interfaces::action::dds_::ExecuteSkill_SendGoal_Request_"):
+    goal_id: UUID_
+    goal: ExecuteSkill_Goal_
+
+
+@final
+@dataclass
+class ExecuteSkill_SendGoal_Response_(IdlStruct,
+                                      typename="robograph_interfaces::action::dds_::ExecuteSkill_SendGoal_Response_"):
+    accepted: bool
+    stamp: Time_
+
+
+@final
+@dataclass
 class GoalInfo_(IdlStruct, typename="action_msgs::msg::dds_::GoalInfo_"):
     goal_id: UUID_
     stamp: Time_
@@ -114,7 +142,11 @@ def main(robot: str) -> int:
                                           ExecuteSkill_FeedbackMessage_), qos=reliable),
         "status": DataReader(dp, Topic(dp, f"rt/{robot}/execute_skill/_action/status", GoalStatusArray_),
                              qos=reliable),
+        "send_goal_reply": DataReader(dp, Topic(dp, f"rr/{robot}/execute_skill/_action/send_goalReply",
+                                                ExecuteSkill_SendGoal_Response_), qos=reliable),
     }
+    send_goal = DataWriter(dp, Topic(dp, f"rq/{robot}/execute_skill/_action/send_goalRequest",
+                                     ExecuteSkill_SendGoal_Request_), qos=reliable)
     estop = DataWriter(dp, Topic(dp, f"rt/{robot}/estop", Bool_), qos=Qos(Policy.Reliability.Reliable(0)))
     stop = threading.Event()
 
@@ -124,6 +156,13 @@ def main(robot: str) -> int:
             if words[:1] == ["estop"]:
                 estop.write(Bool_(data=words[1] == "true"))
                 _emit({"topic": "estop_sent", "data": words[1] == "true"})
+            elif words[:1] == ["goal"]:  # goal REQUEST_ID ACTION NODE...: a goal from this vendor
+                gid = uuid.uuid4().bytes
+                send_goal.write(ExecuteSkill_SendGoal_Request_(
+                    goal_id=UUID_(uuid=list(gid)),
+                    goal=ExecuteSkill_Goal_(request_id=words[1], action=words[2], node_ids=words[3:],
+                                            expected_delta_json="[]", deadline_s=0.0)))
+                _emit({"topic": "goal_sent", "goal_id": gid.hex(), "request_id": words[1]})
             elif words[:1] == ["quit"]:
                 break
         stop.set()
@@ -139,6 +178,8 @@ def main(robot: str) -> int:
                 elif name == "feedback":
                     _emit({"topic": name, "goal_id": bytes(s.goal_id.uuid).hex(), "phase": s.feedback.phase,
                            "progress": round(float(s.feedback.progress), 3)})
+                elif name == "send_goal_reply":
+                    _emit({"topic": name, "accepted": bool(s.accepted)})
                 else:
                     _emit({"topic": name, "goals": {bytes(g.goal_info.goal_id.uuid).hex(): int(g.status)
                                                     for g in s.status_list}})

@@ -416,39 +416,53 @@ else:
         moving = {t.child_frame_id: t.header.frame_id for tp, m in decoded if tp == "/tf" for t in m.transforms}
         assert moving[f"{r.name}/base_link"] == "world" and moving[f"{r.name}/torso"] == f"{r.name}/base_link"
 
-    def test_a_second_dds_vendor_sees_goals_and_heartbeats_and_its_estop_stops_the_robot(robot, bridge):
+    def test_a_second_dds_vendor_sees_and_sends_goals_and_its_estop_stops_the_robot(robot, bridge):
         """Cross-vendor: Cyclone DDS (its own Python binding, no ROS) in another process reads the
-        robot's heartbeat and the ExecuteSkill goal's feedback and status that Fast DDS carries,
-        and an e-stop it publishes reaches the robot (whose heartbeat the bridge reads)."""
+        robot's heartbeat and an ExecuteSkill goal's feedback and status that Fast DDS carries,
+        sends the next goal itself (executed once, also when sent twice), and an e-stop it
+        publishes reaches the robot (whose heartbeat the bridge reads)."""
         pytest.importorskip("cyclonedds", reason="setup_ros2.sh installs the cyclonedds binding")
         r = robot("--cameras", "", "--skill-seconds", "0.4")
         probe = subprocess.Popen([sys.executable, str(ROOT / "tests" / "cyclone_probe.py"), r.name], cwd=ROOT,
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         seen: list[dict] = []
+
+        def send(line: str) -> None:
+            assert probe.stdin is not None
+            probe.stdin.write(line + "\n")
+            probe.stdin.flush()
+
+        def succeeded() -> set[str]:
+            return {gid for x in list(seen) if x["topic"] == "status" for gid, st in x["goals"].items() if st == 4}
+
         try:
-            assert probe.stdout is not None and probe.stdin is not None
+            assert probe.stdout is not None
             assert json.loads(probe.stdout.readline()) == {"topic": "ready"}
-            reader = threading.Thread(target=lambda: seen.extend(json.loads(line) for line in probe.stdout),
-                                      daemon=True)
-            reader.start()
+            threading.Thread(target=lambda: seen.extend(json.loads(line) for line in probe.stdout), daemon=True).start()
             b = bridge(r)
             g, act, expected = _first_step(b)
-            _wait_for(lambda: any(x["topic"] == "heartbeat" and x["estop_subscribers"] for x in seen), 20.0)
-            assert b.execute(g, act, expected).ok
-            _wait_for(lambda: any(x["topic"] == "status" and 4 in x["goals"].values() for x in list(seen)), 10.0)
+            _wait_for(lambda: any(x["topic"] == "heartbeat" and x["estop_subscribers"] for x in list(seen)), 20.0)
+            assert b.execute(g, act, expected).ok  # a goal from rclpy over Fast DDS ...
+            _wait_for(lambda: succeeded(), 10.0)  # ... seen by Cyclone: its feedback and final status
+            bridge_goal = succeeded()
             feedback = [x for x in list(seen) if x["topic"] == "feedback"]
-            assert {x["goal_id"] for x in feedback} == {next(
-                gid for x in list(seen) if x["topic"] == "status" for gid, st in x["goals"].items() if st == 4)}
+            assert {x["goal_id"] for x in feedback} == bridge_goal
             assert [p for p in ("accepted", "planning", "executing", "verifying")
                     if p in {x["phase"] for x in feedback}] == ["accepted", "planning", "executing", "verifying"]
             assert {x["robot_name"] for x in list(seen) if x["topic"] == "heartbeat"} == {r.name}
-            probe.stdin.write("estop true\n")
-            probe.stdin.flush()
+            nxt = Action("press", ("desk_lamp",))  # the oracle's second step, sent by Cyclone
+            after = apply_all(expected, effects(expected, nxt))
+            for goals in (2, 3):  # the same request id twice (two goal ids): executed once
+                send(f"goal cyclone-1 {nxt.name} {' '.join(nxt.args)}")
+                _wait_for(lambda n=goals: len(succeeded()) == n, 15.0)
+            assert any(x["topic"] == "send_goal_reply" and x["accepted"] for x in list(seen))
+            assert b.reconcile(after) is after  # the robot did what the Cyclone goal asked
+            assert r.runs_per_request()["cyclone-1"] == 1
+            send("estop true")
             _wait_for(lambda: b.estopped, 10.0)
             with pytest.raises(EmergencyStop):
-                b.execute(g, act, expected)
-            probe.stdin.write("estop false\n")
-            probe.stdin.flush()
+                b.execute(after, act, after)
+            send("estop false")
             _wait_for(lambda: not b.estopped, 10.0)
             assert any(x["topic"] == "heartbeat" and x["estopped"] for x in list(seen))
         finally:
