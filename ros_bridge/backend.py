@@ -9,7 +9,10 @@ The robot (or `robot_sim` standing in for it) does the work; this class only spe
   the same from run to run: status, duplicate, seconds).
 - `reconcile`: the robot's perceived world (`GetWorldState`), never the graph's own prediction;
   after a disconnect it waits for the robot to come back, else raises `RobotDisconnected`.
-- `render`: the latest `sensor_msgs/Image` of each camera topic.
+- `render`: the latest image of each camera (`sensor_msgs/Image`, or JPEG/PNG `CompressedImage`
+  for the cameras named in `compressed`), its `CameraInfo`, and its pose from TF (world ->
+  the image's optical frame; `/tf` and `/tf_static` are kept in `tf_buffer`), else from the
+  camera's `pose` topic.
 - `realize`: a real robot cannot teleport. With `interventions="operator"` each exogenous change is
   sent to an operator (`OperatorRequest`) who makes it and confirms (`OperatorConfirm`); with
   `"refuse"` (default) it raises `InterventionRefused` naming the change.
@@ -27,6 +30,8 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from robograph.actions import Action
 from robograph.backend import ALL_REWRITE_KINDS, CameraSpec, Capabilities, Execution, Frame, interruption
 from robograph.failures import ActionFailure, FailureType
@@ -39,10 +44,18 @@ from robograph_ros_bridge.errors import (
     RobotNotFound,
     RosBridgeError,
 )
-from robograph_ros_bridge.images import image_array, pose_matrix
+from robograph_ros_bridge.images import compressed_array, image_array, pose_matrix
 from robograph_ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_TIMEOUT_S, RobotNames
 from robograph_ros_bridge.recording import McapRecorder
 from robograph_ros_bridge.ros import SpunNode, interfaces
+from robograph_ros_bridge.tf import (
+    TF_STATIC_TOPIC,
+    TF_TOPIC,
+    WORLD_FRAME,
+    TransformBuffer,
+    TransformNotFound,
+    from_transform_stamped,
+)
 
 INTERVENTION_MODES = ("refuse", "operator")
 _KNOWN_FAILURES = {f.value for f in FailureType}
@@ -57,7 +70,8 @@ class Ros2Backend:
                  connect_timeout_s: float = 15.0, reconnect_timeout_s: float = 10.0,
                  interventions: str = "refuse", operator_timeout_s: float = 120.0,
                  width: int = 320, height: int = 240, resend_s: float = 1.0, record: str = "",
-                 run_id: str | None = None, service_timeout_s: float = 30.0) -> None:
+                 run_id: str | None = None, service_timeout_s: float = 30.0,
+                 compressed: Sequence[str] | str = ()) -> None:
         if interventions not in INTERVENTION_MODES:
             raise RosBridgeError(f"interventions={interventions!r}; valid: {', '.join(INTERVENTION_MODES)}")
         for key, value in (("goal_timeout_s", goal_timeout_s), ("heartbeat_timeout_s", heartbeat_timeout_s),
@@ -70,11 +84,19 @@ class Ros2Backend:
         from rclpy.action import ActionClient
         from rclpy.callback_groups import ReentrantCallbackGroup
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
-        from sensor_msgs.msg import CameraInfo, Image
+        from sensor_msgs.msg import CameraInfo, CompressedImage, Image
+        from tf2_msgs.msg import TFMessage
+
+        from robograph_ros_bridge.sensors import tf_qos
 
         self.robot = robot
         self.names = RobotNames(robot)
-        self.cameras = tuple(c for c in (cameras.split(",") if isinstance(cameras, str) else cameras) if c)
+        self.cameras = _names_list(cameras)
+        # cameras whose images come as sensor_msgs/CompressedImage (JPEG/PNG) on .../image_raw/compressed
+        self.compressed = self.cameras if compressed in ("all", True) else _names_list(compressed)
+        if set(self.compressed) - set(self.cameras):
+            raise RosBridgeError(f"compressed={list(self.compressed)}: every camera named must be among "
+                                 f"cameras={list(self.cameras)} (or compressed=all)")
         self.goal_timeout_s = float(goal_timeout_s)
         self.heartbeat_timeout_s = float(heartbeat_timeout_s)
         self.connect_timeout_s = float(connect_timeout_s)
@@ -103,6 +125,7 @@ class Ros2Backend:
         self._images: dict[str, Any] = {}
         self._infos: dict[str, Any] = {}
         self._poses: dict[str, Any] = {}
+        self.tf_buffer = TransformBuffer()  # the latest transform of every frame on /tf and /tf_static
         self._confirmations: dict[str, tuple[bool, str]] = {}
         self._confirmed = threading.Condition(self._lock)
         self._step = 0
@@ -120,8 +143,10 @@ class Ros2Backend:
         node.create_subscription(self.msg.Heartbeat, self.names.heartbeat, self._on_heartbeat, 10,
                                  callback_group=group)
         for cam in self.cameras:
+            image = ((CompressedImage, self.names.compressed_image(cam)) if cam in self.compressed
+                     else (Image, self.names.image(cam)))
             for msg_type, topic, store, qos in (
-                    (Image, self.names.image(cam), self._images, qos_profile_sensor_data),
+                    (*image, self._images, qos_profile_sensor_data),
                     (CameraInfo, self.names.camera_info(cam), self._infos, latched),
                     (PoseStamped, self.names.camera_pose(cam), self._poses, latched)):
                 node.create_subscription(msg_type, topic, self._on(store, cam, topic), qos, callback_group=group)
@@ -129,6 +154,9 @@ class Ros2Backend:
 
         node.create_subscription(JointState, self.names.joint_states, self._on_joint_state, 10,
                                  callback_group=group)
+        for topic, static in ((TF_TOPIC, False), (TF_STATIC_TOPIC, True)):
+            node.create_subscription(TFMessage, topic, self._on_tf(topic, static), tf_qos(static=static),
+                                     callback_group=group)
         self._op_pub = node.create_publisher(self.msg.OperatorRequest, self.names.operator_request, 10)
         node.create_service(self.srv.OperatorConfirm, self.names.operator_confirm, self._on_confirm,
                             callback_group=group)
@@ -143,6 +171,12 @@ class Ros2Backend:
     def _record(self, topic: str, msg: Any) -> None:
         if self.recorder is not None:
             self.recorder.write(topic, msg, self.spun.node.get_clock().now().nanoseconds)
+
+    def _on_tf(self, topic: str, static: bool) -> Any:
+        def callback(msg: Any) -> None:
+            self.tf_buffer.update(from_transform_stamped(t, static=static) for t in msg.transforms)
+            self._record(topic, msg)
+        return callback
 
     def _on_joint_state(self, msg: Any) -> None:
         self.joint_states.append(msg)
@@ -345,7 +379,7 @@ class Ros2Backend:
 
     def render(self, cameras: Sequence[str] | None = None, timeout_s: float = 5.0,
                newer_than: float | None = None) -> list[Frame]:
-        """The latest image of each camera, with the model its CameraInfo and pose topics give
+        """The latest image of each camera, with the model its CameraInfo and TF (else pose topic) give
         (timestamp: the image's ROS stamp in seconds). `newer_than` (ROS seconds, e.g. `now_s()`
         before an action) waits for images taken after that moment."""
         from robograph_calibration.camera import CameraModel
@@ -354,30 +388,47 @@ class Ros2Backend:
         unknown = [c for c in names if c not in self.cameras]
         if unknown:
             raise RosBridgeError(f"unknown camera(s) {unknown}; this backend subscribes to: {', '.join(self.cameras)}")
-        stores = (self._images, self._infos, self._poses)
         end = time.monotonic() + timeout_s
+
         def stale(c: str) -> bool:
             return newer_than is not None and c in self._images and _stamp(self._images[c]) <= newer_than
 
-        while (any(c not in s for c in names for s in stores) or any(stale(c) for c in names)) \
-                and time.monotonic() < end:
+        def ready(c: str) -> bool:
+            return c in self._images and c in self._infos and self._pose_of(c) is not None and not stale(c)
+
+        while not all(ready(c) for c in names) and time.monotonic() < end:
             time.sleep(0.001)
-        missing = [c for c in names if any(c not in s for s in stores) or stale(c)]
+        missing = [c for c in names if not ready(c)]
         if missing:
-            raise RosBridgeError(f"no image, camera_info and pose from camera(s) {missing} in {timeout_s:.0f} s "
-                                 f"(topics {', '.join(self.names.image(c) for c in missing)} and siblings)")
+            raise RosBridgeError(f"no fresh image, camera_info and pose (TF world -> optical frame, or the pose "
+                                 f"topic) from camera(s) {missing} in {timeout_s:.0f} s (topics "
+                                 f"{', '.join(self.names.image(c) for c in missing)} and siblings)")
         frames = []
         for cam in names:
-            img, info = self._images[cam], self._infos[cam]
+            msg, info = self._images[cam], self._infos[cam]
+            image = compressed_array(msg) if cam in self.compressed else image_array(msg)
             spec = next(s for s in self.capabilities.cameras if s.name == cam)
-            if (img.width, img.height) != (spec.width, spec.height):
-                raise RosBridgeError(f"camera {cam} sends {img.width}x{img.height} images; this backend was "
+            if (image.shape[1], image.shape[0]) != (spec.width, spec.height):
+                raise RosBridgeError(f"camera {cam} sends {image.shape[1]}x{image.shape[0]} images; this backend was "
                                      f"configured for {spec.width}x{spec.height} (--backend-opt width=/height=)")
-            k = info.k
-            model = CameraModel(info.width, info.height, k[0], k[4], k[2], k[5],
-                                T_world_cam=pose_matrix(self._poses[cam]), dist=tuple(info.d[:5]) or (0.0,) * 5)
-            frames.append(Frame(camera=cam, image=image_array(img), model=model, timestamp=_stamp(img)))
+            K = np.array(info.k, dtype=float).reshape(3, 3)
+            model = CameraModel.from_opencv(info.width, info.height, K, tuple(info.d[:5]) or (0.0,) * 5,
+                                            self._pose_of(cam))
+            frames.append(Frame(camera=cam, image=image, model=model, timestamp=_stamp(msg)))
         return frames
+
+    def _pose_of(self, camera: str) -> np.ndarray | None:
+        """T_world_cam of the camera's latest image: TF (world -> its optical frame at the image's
+        stamp) where the robot publishes that frame, else the camera's pose topic; None until the
+        transforms of that moment have arrived."""
+        msg = self._images.get(camera)
+        if msg is not None and self.tf_buffer.knows(msg.header.frame_id):  # the robot speaks TF: wait for it
+            try:
+                return self.tf_buffer.lookup(WORLD_FRAME, msg.header.frame_id, at=_stamp(msg))
+            except TransformNotFound:
+                return None
+        pose = self._poses.get(camera)
+        return None if pose is None else pose_matrix(pose)
 
     def now_s(self) -> float:
         """ROS time now, seconds (the clock image stamps use)."""
@@ -391,6 +442,13 @@ class Ros2Backend:
         self.spun.close()
         if self.recorder is not None:
             self.recorder.close()
+
+
+def _names_list(value: Sequence[str] | str) -> tuple[str, ...]:
+    """"head,left" or a list -> ("head", "left"), empty names dropped."""
+    if isinstance(value, str):
+        value = value.split(",")
+    return tuple(str(v).strip() for v in value if str(v).strip())
 
 
 def _stamp(msg: Any) -> float:

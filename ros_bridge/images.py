@@ -50,15 +50,17 @@ def pinhole_k(width: int, height: int, fovy_deg: float) -> tuple[float, float, f
 
 
 def fill_camera_info(msg: Any, *, width: int, height: int, fx: float, fy: float, cx: float, cy: float,
-                     frame_id: str, stamp: Any) -> Any:
+                     frame_id: str, stamp: Any, d: Any = (0.0,) * 5) -> Any:
+    """K in ROS's (OpenCV's) pixel convention: pixel centres at integers, so a centred principal
+    point is ((W-1)/2, (H-1)/2). `d`: plumb_bob (k1, k2, p1, p2, k3)."""
     msg.header.frame_id = frame_id
     msg.header.stamp = stamp
     msg.width, msg.height = width, height
     msg.distortion_model = "plumb_bob"
-    msg.d = [0.0] * 5
-    msg.k = [fx, 0.0, cx, 0.0, fy, cy, 0.0, 0.0, 1.0]
+    msg.d = [float(v) for v in d]
+    msg.k = [float(fx), 0.0, float(cx), 0.0, float(fy), float(cy), 0.0, 0.0, 1.0]
     msg.r = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    msg.p = [fx, 0.0, cx, 0.0, 0.0, fy, cy, 0.0, 0.0, 0.0, 1.0, 0.0]
+    msg.p = [float(fx), 0.0, float(cx), 0.0, 0.0, float(fy), float(cy), 0.0, 0.0, 0.0, 1.0, 0.0]
     return msg
 
 
@@ -84,3 +86,59 @@ def pose_matrix(msg: Any) -> np.ndarray:
     T[:3, :3] = mat_from_quat((q.w, q.x, q.y, q.z))
     T[:3, 3] = (p.x, p.y, p.z)
     return T
+
+
+# CompressedImage (image_transport's `compressed` transport): JPEG or PNG bytes, with a `format`
+# string that names what was compressed, e.g. "rgb8; jpeg compressed bgr8". Pillow does the coding
+# (PNG is lossless; JPEG trades exactness for ~10x fewer bytes).
+COMPRESSED_FORMATS = ("jpeg", "png")
+
+
+def _pil() -> Any:
+    try:
+        from PIL import Image
+    except ImportError:
+        from robograph.errors import DependencyNotInstalled
+
+        raise DependencyNotInstalled("pillow", "viz") from None
+    return Image
+
+
+def fill_compressed_image(msg: Any, image: np.ndarray, *, fmt: str, frame_id: str, stamp: Any,
+                          quality: int = 90) -> Any:
+    """image: (H, W, 3) uint8 RGB -> sensor_msgs/CompressedImage in `fmt` ("jpeg" | "png");
+    `quality` (1-95) applies to JPEG."""
+    import io
+
+    if fmt not in COMPRESSED_FORMATS:
+        raise RosBridgeError(f"compressed image format {fmt!r}; valid: {', '.join(COMPRESSED_FORMATS)}")
+    if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        raise RosBridgeError(f"camera image must be (H, W, 3) uint8 RGB; got {image.shape} {image.dtype}")
+    if not 1 <= int(quality) <= 95:
+        raise RosBridgeError(f"JPEG quality must be in 1..95, got {quality!r}")
+    buf = io.BytesIO()
+    pil = _pil().fromarray(np.ascontiguousarray(image), "RGB")
+    if fmt == "jpeg":
+        pil.save(buf, format="JPEG", quality=int(quality))
+    else:
+        pil.save(buf, format="PNG", compress_level=1)  # fast: images stream at camera rate
+    msg.header.frame_id = frame_id
+    msg.header.stamp = stamp
+    msg.format = f"rgb8; {fmt} compressed rgb8"
+    msg.data = buf.getvalue()
+    return msg
+
+
+def compressed_array(msg: Any) -> np.ndarray:
+    """sensor_msgs/CompressedImage (JPEG or PNG, colour or grey) -> (H, W, 3) uint8 RGB. The
+    codec is read from the bytes themselves; `format` only has to name jpeg or png."""
+    import io
+
+    fmt = str(msg.format).lower()
+    if not any(f in fmt for f in COMPRESSED_FORMATS):
+        raise RosBridgeError(f"compressed image format {msg.format!r} is not supported; valid: jpeg, png")
+    try:
+        pil = _pil().open(io.BytesIO(bytes(msg.data)))
+        return np.ascontiguousarray(np.asarray(pil.convert("RGB"), dtype=np.uint8))
+    except OSError as exc:
+        raise RosBridgeError(f"compressed image ({msg.format!r}, {len(msg.data)} bytes) does not decode: {exc}") from exc

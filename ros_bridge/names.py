@@ -2,8 +2,10 @@
 
 Every name lives under a robot namespace (default `robograph`), so two robots can share a
 ROS domain. Cameras publish `<ns>/cameras/<name>/image_raw` (sensor_msgs/Image) and
-`<ns>/cameras/<name>/camera_info` (sensor_msgs/CameraInfo), the image_transport layout, and
-`<ns>/cameras/<name>/pose` (geometry_msgs/PoseStamped, T_world_cam).
+`<ns>/cameras/<name>/camera_info` (sensor_msgs/CameraInfo), the image_transport layout (JPEG/PNG
+on `.../image_raw/compressed`, sensor_msgs/CompressedImage), and `<ns>/cameras/<name>/pose`
+(geometry_msgs/PoseStamped, T_world_cam). Frames go on the global `/tf` and `/tf_static`
+(tf2_msgs/TFMessage), named `<ns>/<frame>` under the common `world` frame.
 """
 
 from __future__ import annotations
@@ -65,10 +67,22 @@ class RobotNames:
     def image(self, camera: str) -> str:
         return self._n(f"cameras/{camera}/image_raw")
 
+    def compressed_image(self, camera: str) -> str:
+        """sensor_msgs/CompressedImage (JPEG or PNG), image_transport's `compressed` sub-topic."""
+        return self._n(f"cameras/{camera}/image_raw/compressed")
+
+    def frame(self, name: str) -> str:
+        """A TF frame of this robot, e.g. `robograph/base_link`."""
+        return f"{self.robot}/{name}"
+
+    def optical_frame(self, camera: str) -> str:
+        """The camera's optical frame (OpenCV axes: x right, y down, z forward); images carry it."""
+        return self.frame(f"{camera}_optical")
+
     def camera_info(self, camera: str) -> str:
         return self._n(f"cameras/{camera}/camera_info")
 
     def camera_pose(self, camera: str) -> str:
-        """geometry_msgs/PoseStamped T_world_cam (OpenCV axes), latched: TF's tf2_msgs is not among
-        the ROS 2 wheels this project installs, so camera poses travel on their own topic."""
+        """geometry_msgs/PoseStamped T_world_cam (OpenCV axes), latched: the same pose as the TF chain
+        world -> optical frame, for tools without TF (kept beside /tf)."""
         return self._n(f"cameras/{camera}/pose")

@@ -1,18 +1,20 @@
 """The robot side, driven by a simulator: `python -m robograph_ros_bridge.robot_sim` / `robograph-robot-sim`.
 
 A ROS 2 node that serves the robot contract (docs/ros2.md) by driving a RoboGraph backend
-(symbolic for fast tests, MuJoCo kitchen where its extra is installed in the ROS venv):
+(symbolic for fast tests, `--backend mujoco` for the MuJoCo kitchen, which setup_ros2.sh installs):
 
 - `ExecuteSkill` action: one task-level action per goal, feedback phases, typed result; each
   request id runs at most once (a `Ledger` on disk survives restarts);
 - `GetWorldState` service and a latched `world_state` topic: the world read back as a graph;
 - `ResetWorld` service (simulation only: a real robot does not offer it);
 - `heartbeat` at 10 Hz, `estop` (std_msgs/Bool: true stops and refuses goals, false releases);
-- camera `image_raw` + `camera_info` per camera, `joint_states` when the backend has joints;
+- per camera `image_raw` (or JPEG/PNG `image_raw/compressed`, `--image-format`) + `camera_info`;
+  `/tf` (moving frames) and `/tf_static` (camera mounts); `joint_states` when the backend has
+  joints (sensors.py publishes them from a `SimWorld` snapshot);
 - optionally a simulated operator that carries out `OperatorRequest`s (interventions).
 
-It is also the template a lab copies for a real robot: replace `SimWorld` by calls to the robot's
-own skill controllers and perception, keep the wire contract.
+It is also the template a lab copies for a real robot: replace `SimWorld` (sim_world.py) by calls
+to the robot's own skill controllers and perception, keep the wire contract.
 """
 
 from __future__ import annotations
@@ -22,24 +24,19 @@ import json
 import math
 import threading
 import time
-import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from robograph.actions import Action, check, effects
+from robograph.actions import Action
 from robograph.failures import FailureType
 from robograph.graph import SceneGraph
-from robograph.rewrite import apply_all
-from robograph.rewrite import from_json as rewrite_from_json
-from robograph.view import compute_view
-from robograph_ros_bridge.images import fill_camera_info, fill_image, fill_pose, pinhole_k
 from robograph_ros_bridge.ledger import Ledger
 from robograph_ros_bridge.names import DEFAULT_CAMERAS, DEFAULT_ROBOT, HEARTBEAT_HZ, RobotNames
 from robograph_ros_bridge.ros import SpunNode, interfaces
+from robograph_ros_bridge.sensors import IMAGE_FORMATS, SensorPublisher
+from robograph_ros_bridge.sim_world import SimWorld, schematic_image
 
 FEEDBACK_PHASES = ("accepted", "planning", "executing", "verifying")
 
@@ -60,81 +57,20 @@ class SimConfig:
     fovy_deg: float = 60.0
     image_hz: float = 10.0
     simulate_operator: bool = False
+    image_formats: dict[str, str] = field(default_factory=dict)  # camera -> raw | jpeg | png
+    jpeg_quality: int = 90
+    state_hz: float = 10.0  # /tf and joint_states when no image timer carries them
+    backend_options: dict[str, Any] = field(default_factory=dict)
 
 
-class SimWorld:
-    """The simulated robot: a backend plus the graph it last read back. Thread-safe."""
+@dataclass(frozen=True)
+class _Probe:
+    """A cancel token (`is_set()`) over a condition: the backend polls it between physics steps."""
 
-    def __init__(self, backend_name: str) -> None:
-        from robograph.registry import make_backend
+    condition: Any
 
-        self.backend = make_backend(backend_name)
-        self.graph: SceneGraph | None = None
-        self.lock = threading.RLock()
-
-    def reset(self, graph: SceneGraph, seed: int) -> None:
-        with self.lock:
-            self.backend.reset(graph, seed=seed)
-            self.graph = graph
-
-    def realize(self, rewrites_json: Sequence[dict[str, Any]]) -> None:
-        with self.lock:
-            graph = self._graph()
-            rewrites = [rewrite_from_json(r) for r in rewrites_json]
-            after = apply_all(graph, rewrites)
-            self.backend.realize(after, rewrites)
-            self.graph = self.backend.reconcile(after)
-
-    def _graph(self) -> SceneGraph:
-        if self.graph is None:
-            raise RuntimeError("the robot has no world yet: start it with --instance or call reset_world")
-        return self.graph
-
-    def precheck(self, action: Action) -> tuple[str, str] | None:
-        with self.lock:
-            graph = self._graph()
-            failure = check(graph, compute_view(graph), action)
-        return None if failure is None else (failure.type.value, failure.message)
-
-    def execute(self, action: Action) -> tuple[str, str]:
-        """Run the action; ("", "") on success else (failure type, message)."""
-        with self.lock:
-            graph = self._graph()
-            expected = apply_all(graph, effects(graph, action))
-            result = self.backend.execute(graph, action, expected)
-            self.graph = self.backend.reconcile(expected)
-        if result.failure is not None:
-            return result.failure.type.value, result.failure.message
-        if self.graph != expected:
-            return FailureType.EXECUTION_FAILED.value, f"{action} did not produce its expected outcome"
-        return "", ""
-
-    def frames(self, cameras: Sequence[str], width: int, height: int,
-               tick: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        """camera -> (RGB image, T_world_cam). Backends without cameras get `schematic_image`s
-        with an identity pose (a synthetic picture has no real viewpoint)."""
-        with self.lock:
-            rendered = self.backend.render(list(cameras)) if self.backend.capabilities.cameras else []
-            graph = self.graph
-        out = {f.camera: (np.asarray(f.image), np.asarray(f.model.T_world_cam)) for f in rendered}
-        return out or {c: (schematic_image(graph, c, width, height, tick), np.eye(4)) for c in cameras}
-
-
-def schematic_image(graph: SceneGraph | None, camera: str, width: int, height: int, tick: int) -> np.ndarray:
-    """A synthetic picture for backends without cameras (symbolic): one coloured column per node
-    visible to the robot, colours from the node ids, a bright row that moves every frame. It shows
-    that images flow and change with the world; it is not a view of the scene."""
-    img = np.zeros((height, width, 3), dtype=np.uint8)
-    img[:] = tuple((zlib.crc32(camera.encode()) & 0x3F3F3F).to_bytes(3, "big"))
-    if graph is not None:
-        visible = sorted(compute_view(graph).visible)
-        if visible:
-            col = max(1, width // len(visible))
-            for i, nid in enumerate(visible):
-                rgb = zlib.crc32(nid.encode()).to_bytes(4, "big")[1:]
-                img[height // 4: 3 * height // 4, i * col:(i + 1) * col] = tuple(rgb)
-    img[tick % height, :] = 255
-    return img
+    def is_set(self) -> bool:
+        return bool(self.condition())
 
 
 def _matches(action: Action, patterns: Sequence[str]) -> bool:
@@ -147,18 +83,15 @@ class RobotSimServer:
     """The ROS 2 node. `close()` stops it; `run()` blocks until interrupted."""
 
     def __init__(self, config: SimConfig, world: SimWorld | None = None) -> None:
-        from geometry_msgs.msg import PoseStamped
         from rclpy.action import ActionServer, CancelResponse, GoalResponse
         from rclpy.callback_groups import ReentrantCallbackGroup
         from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-        from sensor_msgs.msg import CameraInfo, Image, JointState
         from std_msgs.msg import Bool
 
         self.config = config
         self.names = RobotNames(config.robot)
         self.msg, self.srv, self.action = interfaces()
-        self._Image, self._CameraInfo, self._JointState, self._PoseStamped = Image, CameraInfo, JointState, PoseStamped
-        self.world = world or SimWorld(config.backend)
+        self.world = world or SimWorld(config.backend, **config.backend_options)
         ledger_path = None
         if config.state_dir is not None:
             config.state_dir.mkdir(parents=True, exist_ok=True)
@@ -188,20 +121,19 @@ class RobotSimServer:
         node.create_subscription(Bool, self.names.estop, self._on_estop, 10, callback_group=group)
         self._hb_pub = node.create_publisher(self.msg.Heartbeat, self.names.heartbeat, 10)
         self._ws_pub = node.create_publisher(self.msg.WorldState, self.names.world_state, latched)
-        self._joint_pub = node.create_publisher(JointState, self.names.joint_states, 10)
-        self._img_pubs = {c: node.create_publisher(Image, self.names.image(c), 2) for c in config.cameras}
-        self._info_pubs = {c: node.create_publisher(CameraInfo, self.names.camera_info(c), latched)
-                           for c in config.cameras}
-        self._pose_pubs = {c: node.create_publisher(PoseStamped, self.names.camera_pose(c), latched)
-                           for c in config.cameras}
+        self.sensors = SensorPublisher(node, self.names, config.cameras, config.image_formats,
+                                       jpeg_quality=config.jpeg_quality)
         node.create_timer(1.0 / HEARTBEAT_HZ, self._heartbeat, callback_group=group)
-        if config.cameras and config.image_hz > 0:
-            node.create_timer(1.0 / config.image_hz, self._publish_images, callback_group=group)
+        # one sensor timer: images (when there are cameras), /tf and joint states
+        rate = config.image_hz if config.cameras else config.state_hz
+        if rate > 0:
+            node.create_timer(1.0 / rate, lambda: self._publish_sensors(blocking=False), callback_group=group)
         if config.simulate_operator:
             node.create_subscription(self.msg.OperatorRequest, self.names.operator_request,
                                      self._operate, 10, callback_group=group)
             self._confirm = node.create_client(self.srv.OperatorConfirm, self.names.operator_confirm,
                                                callback_group=group)
+        self._publish_static()
         self._publish_world()
 
     # world ---------------------------------------------------------------------------------------
@@ -249,6 +181,7 @@ class RobotSimServer:
         except Exception as exc:  # noqa: BLE001 - reported to the caller, the server stays up
             response.ok, response.message = False, f"{type(exc).__name__}: {exc}"
         self._publish_world()
+        self._publish_static()
         return response
 
     # safety --------------------------------------------------------------------------------------
@@ -281,8 +214,8 @@ class RobotSimServer:
                                      "message": res.message, "duration_s": res.duration_s},
                                graph.to_json() if graph is not None else None)
             self._publish_world()
-            if self.config.cameras:  # what the cameras see right after the skill, beside the result
-                threading.Thread(target=self._publish_images, daemon=True).start()
+            # what the sensors see right after the skill, beside the result
+            threading.Thread(target=self._publish_sensors, daemon=True).start()
         if res.status == "succeeded":
             handle.succeed()
         elif res.status == "canceled":
@@ -356,35 +289,30 @@ class RobotSimServer:
         if _matches(action, self.config.slip_actions):  # fault injection: perception will disagree
             phase("verifying", 1.0)
             return self._result("succeeded", "", f"{action} done", time.monotonic() - t0)
-        failure_type, message = self.world.execute(action)
+        failure_type, message = self.world.execute(action, cancel=_Probe(
+            lambda: handle.is_cancel_requested or self._estopped.is_set()))
         phase("verifying", 1.0)
+        if failure_type == FailureType.CANCELLED.value:  # the simulator stopped mid-motion
+            if self._estopped.is_set():
+                return self._result("aborted", "estop", "e-stop during the skill", time.monotonic() - t0)
+            return self._result("canceled", failure_type, "cancelled by the client", time.monotonic() - t0)
         status = "succeeded" if not failure_type else "failed"
         return self._result(status, failure_type, message or f"{action} done", time.monotonic() - t0)
 
     # sensors -------------------------------------------------------------------------------------
-    def _publish_images(self) -> None:
+    def _publish_static(self) -> None:
+        self.sensors.publish_static(self.world.fixed_frames(self.config.cameras), self.spun.node.get_clock().now().to_msg())
+
+    def _publish_sensors(self, *, blocking: bool = True) -> None:
+        """Images, /tf and joint states; a timer call (not blocking) skips while a skill holds the
+        simulator, the call after a skill waits for it."""
         cfg = self.config
         with self._lock:
             self._tick += 1
-        stamp = self.spun.node.get_clock().now().to_msg()
-        images = self.world.frames(cfg.cameras, cfg.width, cfg.height, self._tick)
-        fx, fy, cx, cy = pinhole_k(cfg.width, cfg.height, cfg.fovy_deg)
-        for cam, (img, T_world_cam) in images.items():
-            if cam not in self._img_pubs:
-                continue
-            frame_id = f"{cfg.robot}/{cam}_optical"
-            h, w = img.shape[:2]
-            self._img_pubs[cam].publish(fill_image(self._Image(), img, frame_id=frame_id, stamp=stamp))
-            self._pose_pubs[cam].publish(fill_pose(self._PoseStamped(), T_world_cam, stamp=stamp))
-            self._info_pubs[cam].publish(fill_camera_info(self._CameraInfo(), width=w, height=h, fx=fx, fy=fy,
-                                                          cx=cx, cy=cy, frame_id=frame_id, stamp=stamp))
-        joints = getattr(self.world.backend, "joint_state", None)
-        if callable(joints):
-            names, positions = joints()
-            js = self._JointState()
-            js.header.stamp = stamp
-            js.name, js.position = list(names), [float(p) for p in positions]
-            self._joint_pub.publish(js)
+            tick = self._tick
+        snap = self.world.snapshot(cfg.cameras, cfg.width, cfg.height, cfg.fovy_deg, tick, blocking=blocking)
+        if snap is not None:
+            self.sensors.publish(snap, self.spun.node.get_clock().now().to_msg())
 
     # simulated operator --------------------------------------------------------------------------
     def _operate(self, request: Any) -> None:
@@ -402,10 +330,40 @@ class RobotSimServer:
         self.spun.close()
 
 
+def _image_formats(text: str, cameras: Sequence[str]) -> dict[str, str]:
+    """`jpeg` (every camera) or `head=jpeg,left=png` -> {camera: format}."""
+    if not text:
+        return {}
+    if "=" not in text:
+        return dict.fromkeys(cameras, text)
+    pairs = [p.partition("=") for p in text.split(",") if p]
+    return {cam.strip(): fmt.strip() for cam, _, fmt in pairs}
+
+
+def _backend_options(backend: str, given: dict[str, Any], cameras: Sequence[str], width: int,
+                     height: int) -> dict[str, Any]:
+    """--backend-opt values, plus the image size and cameras for a backend that takes them
+    (the MuJoCo kitchen renders what the robot publishes)."""
+    import inspect
+
+    from robograph.registry import backend_factory
+
+    params = inspect.signature(backend_factory(backend)).parameters
+    opts = dict(given)
+    for key, value in (("width", width), ("height", height), ("cameras", list(cameras))):
+        if key in params and value:
+            opts.setdefault(key, value)
+    return opts
+
+
 def parse_args(argv: Sequence[str] | None = None) -> SimConfig:
+    from robograph.registry import parse_backend_opts
+
     p = argparse.ArgumentParser(prog="robograph-robot-sim", description=__doc__.splitlines()[0])
     p.add_argument("--robot", default=DEFAULT_ROBOT, help="namespace of every topic/service (default %(default)s)")
     p.add_argument("--backend", default="symbolic", help="robograph backend that simulates the robot")
+    p.add_argument("--backend-opt", action="append", default=[], metavar="KEY=VALUE",
+                   help="option of that backend (e.g. mode=assisted); repeatable")
     p.add_argument("--instance", type=Path, help="task instance whose G0 the world starts in")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--skill-seconds", type=float, default=0.0, help="duration of every skill (s)")
@@ -418,16 +376,33 @@ def parse_args(argv: Sequence[str] | None = None) -> SimConfig:
     p.add_argument("--width", type=int, default=320)
     p.add_argument("--height", type=int, default=240)
     p.add_argument("--image-hz", type=float, default=10.0)
+    p.add_argument("--image-format", default="", metavar="FORMAT|CAM=FORMAT,...",
+                   help=f"raw (sensor_msgs/Image) or compressed (CompressedImage on .../image_raw/compressed): "
+                        f"one of {', '.join(IMAGE_FORMATS)} for every camera, or per camera (head=jpeg,left=png)")
+    p.add_argument("--jpeg-quality", type=int, default=90)
+    p.add_argument("--state-hz", type=float, default=10.0, help="/tf and joint_states rate without cameras")
     p.add_argument("--simulate-operator", action="store_true",
                    help="carry out operator requests (interventions) in the simulator")
     a = p.parse_args(argv)
     cams = tuple(c for c in a.cameras.split(",") if c)
-    if a.width <= 0 or a.height <= 0 or not math.isfinite(a.image_hz):
-        p.error("--width/--height must be positive and --image-hz finite")
+    if a.width <= 0 or a.height <= 0 or not math.isfinite(a.image_hz) or not math.isfinite(a.state_hz):
+        p.error("--width/--height must be positive and --image-hz/--state-hz finite")
+    formats = _image_formats(a.image_format, cams)
+    bad = {c: f for c, f in formats.items() if c not in cams or f not in IMAGE_FORMATS}
+    if bad:
+        p.error(f"--image-format {a.image_format!r}: cameras must be among {list(cams)}, formats among "
+                f"{', '.join(IMAGE_FORMATS)}")
+    if not 1 <= a.jpeg_quality <= 95:
+        p.error("--jpeg-quality must be in 1..95")
+    try:
+        opts = _backend_options(a.backend, parse_backend_opts(a.backend_opt), cams, a.width, a.height)
+    except Exception as exc:  # noqa: BLE001 - an unknown backend or a bad option: a usage error
+        p.error(str(exc))
     return SimConfig(robot=a.robot, backend=a.backend, instance=a.instance, seed=a.seed,
-                     skill_seconds=a.skill_seconds, abort_actions=tuple(a.abort), slip_actions=tuple(a.slip), state_dir=a.state_dir,
-                     cameras=cams, width=a.width, height=a.height, image_hz=a.image_hz,
-                     simulate_operator=a.simulate_operator)
+                     skill_seconds=a.skill_seconds, abort_actions=tuple(a.abort), slip_actions=tuple(a.slip),
+                     state_dir=a.state_dir, cameras=cams, width=a.width, height=a.height, image_hz=a.image_hz,
+                     simulate_operator=a.simulate_operator, image_formats=formats, jpeg_quality=a.jpeg_quality,
+                     state_hz=a.state_hz, backend_options=opts)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -441,6 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         pass
     finally:
         server.close()
+        server.world.close()
     return 0
 
 

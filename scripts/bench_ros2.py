@@ -6,8 +6,10 @@
 - `overhead_ms_per_step`: mean per-step time of execute + reconcile + three fresh 320x240 views
   through the bridge, minus the same steps in-process (symbolic backend, the same synthetic
   images). Both sides use the symbolic world: the figure is the bridge's cost, not a simulator's.
-- `image_fps`: 320x240 rgb8 frames received per second per camera, three cameras, the robot side
+- `image_fps`: 320x240 frames received per second per camera, three cameras, the robot side
   publishing at `--image-hz`.
+- `--image-format jpeg|png`: the robot side publishes CompressedImage and the bridge decodes it
+  (the codec's cost is then part of the bridge's overhead); `image_bytes_mean` is the size on the wire.
 The last line with `--json` is one JSON object.
 """
 
@@ -30,7 +32,7 @@ def in_process_step_ms(instance, actions, cameras, width, height) -> float:  # t
     from robograph.actions import effects
     from robograph.registry import make_backend
     from robograph.rewrite import apply_all
-    from robograph_ros_bridge.robot_sim import schematic_image
+    from robograph_ros_bridge.sim_world import schematic_image
 
     be = make_backend("symbolic")
     be.reset(instance.graph, seed=0)
@@ -52,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--image-hz", type=float, default=30.0)
     p.add_argument("--fps-seconds", type=float, default=3.0)
     p.add_argument("--repeats", type=int, default=3, help="episodes of the demo plan to time")
+    p.add_argument("--image-format", choices=("raw", "jpeg", "png"), default="raw")
     args = p.parse_args(argv)
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     os.environ["ROS_DOMAIN_ID"] = str(random.randint(1, 200))
@@ -68,11 +71,13 @@ def main(argv: list[str] | None = None) -> int:
     cams, width, height = ("head", "left", "right"), 320, 240
     robot = f"bench{os.getpid()}"
     t0 = time.perf_counter()
+    compressed = args.image_format != "raw"
     proc = subprocess.Popen([sys.executable, "-m", "robograph_ros_bridge.robot_sim", "--robot", robot, "--image-hz",
-                             str(args.image_hz), "--width", str(width), "--height", str(height)],
+                             str(args.image_hz), "--width", str(width), "--height", str(height),
+                             *(["--image-format", args.image_format] if compressed else [])],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        b = Ros2Backend(robot=robot, width=width, height=height)
+        b = Ros2Backend(robot=robot, width=width, height=height, compressed="all" if compressed else ())
         b.reset(inst.graph, seed=0)
         startup = time.perf_counter() - t0
         step_ms: list[float] = []
@@ -96,16 +101,19 @@ def main(argv: list[str] | None = None) -> int:
                 resent += int((res.info or {}).get("resent", 0))
         inproc = in_process_step_ms(inst, actions, cams, width, height)
         counts = {c: 0 for c in cams}
+        sizes: list[int] = []
 
         def count(cam: str):  # type: ignore[no-untyped-def]
-            def cb(_msg) -> None:  # type: ignore[no-untyped-def]
+            def cb(msg) -> None:  # type: ignore[no-untyped-def]
                 counts[cam] += 1
+                sizes.append(len(msg.data))
             return cb
 
         from rclpy.qos import qos_profile_sensor_data
-        from sensor_msgs.msg import Image
+        from sensor_msgs.msg import CompressedImage, Image
 
-        subs = [b.spun.node.create_subscription(Image, b.names.image(c), count(c), qos_profile_sensor_data)
+        msg_type, topic = (CompressedImage, b.names.compressed_image) if compressed else (Image, b.names.image)
+        subs = [b.spun.node.create_subscription(msg_type, topic(c), count(c), qos_profile_sensor_data)
                 for c in cams]
         time.sleep(0.5)
         counts = dict.fromkeys(cams, 0)
@@ -127,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         "in_process_ms_per_step": round(inproc, 3),
         "steps": len(step_ms),
         "image_fps": round(fps, 1),
+        "image_format": args.image_format,
+        "image_bytes_mean": round(statistics.mean(sizes)) if sizes else 0,
         "image_hz_published": args.image_hz,
         "cameras": len(cams),
         "image_size": [width, height],

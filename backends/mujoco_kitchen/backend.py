@@ -219,6 +219,53 @@ class MujocoKitchenBackend:
         seg = self.segmentation
         return self.cameras_renderer().frames(cameras or self.cameras, depth=seg, segmentation=seg)
 
+    # the robot's kinematic state (what a robot driver publishes as JointState and TF) ---------------
+    def joint_state(self) -> tuple[list[str], list[float]]:
+        """(names, positions) of the robot's joints in the compiled model's order: base_x, base_y
+        (m), base_yaw (rad), torso_lift (m), each arm's joint1..7 (rad), finger joints (m)."""
+        ik = self.robot.ik_model
+        names = [ik.joint(j).name for j in range(ik.njnt)]
+        return names, [self.world.qpos(n) for n in names]
+
+    def robot_frames(self) -> tuple[list[tuple[str, str, Any]], list[tuple[str, str, Any]]]:
+        """(moving, fixed) transforms `(parent, child, T_parent_child 4x4)` of the robot, frames
+        named without a robot prefix under "world": moving = world -> base_link (base joints) ->
+        torso (lift); fixed = each declared camera's mount, link -> `<camera>_optical` (OpenCV
+        axes). A camera behind a joint that is not one of those links (a wrist camera) is moving:
+        world -> `<camera>_optical`."""
+        import numpy as np
+
+        from robograph_calibration.camera import CameraModel
+
+        w = self.world
+        links = {w.body_id("robot_base"): "base_link", w.body_id("torso"): "torso"}
+
+        def T_world(body: int) -> np.ndarray:
+            T = np.eye(4)
+            T[:3, :3] = np.asarray(w.data.xmat[body]).reshape(3, 3)
+            T[:3, 3] = w.data.xpos[body]
+            return T
+
+        base, torso = w.body_id("robot_base"), w.body_id("torso")
+        moving = [("world", "base_link", T_world(base)),
+                  ("base_link", "torso", np.linalg.inv(T_world(base)) @ T_world(torso))]
+        fixed = []
+        from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
+
+        for cam in self.cameras:
+            c = w.model.camera(CAMERA_NAMES[cam])
+            T_world_cam = CameraModel.from_convention(self.width, self.height, float(w.model.cam_fovy[c.id]),
+                                                      w.data.cam_xpos[c.id], w.data.cam_xmat[c.id].reshape(3, 3),
+                                                      "mujoco").T_world_cam
+            body = int(w.model.cam_bodyid[c.id])
+            while body not in links and body != 0 and w.model.body_jntnum[body] == 0:
+                body = int(w.model.body_parentid[body])  # up through rigid attachments
+            if body in links:
+                fixed.append((links[body], f"{cam}_optical", np.linalg.inv(T_world(body)) @ T_world_cam))
+            else:
+                moving.append(("world", f"{cam}_optical", np.asarray(T_world_cam)))
+        return moving, fixed
+
     def cameras_renderer(self) -> Any:
         from robograph_backends.mujoco_kitchen.render import Cameras
 
