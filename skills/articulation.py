@@ -14,11 +14,12 @@ axis, pivot): nothing here assumes which way the furniture faces.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
-from robograph_skills.interface import OK, Assist, Handle, Robot, Scene, SkillResult
+from robograph_skills.interface import OK, Assist, BasePose, Handle, Robot, Scene, SkillResult
 
 GRASP_SWING = math.radians(40)  # a hinge is pulled with the grasp held at most this far: far
 # enough to reach round the leaf's edge, and the arm stays clear of the leaf's sweep
@@ -32,6 +33,7 @@ CENTRE_TRIES = 2  # re-measure the grip point against the handle and correct thi
 CENTRE_TOLERANCE = 0.004  # ... until within this (m): one finger on the bar before the other pushed it
 CENTRE_MAX = 0.03
 FINGER_CLEAR = 0.03  # open fingers: this much wider than the handle (m)
+BACK_OFF = 0.15  # m: a hand that shut a door backs this far straight off it
 CLEAR = 0.08  # going round a leaf's free edge: this far clear of it (m)
 PUSH_OFFSET = 0.035  # a pushing hand's grip point aims this far off the face it pushes (m):
 # about the palm's half width, so the palm's side presses it
@@ -44,6 +46,7 @@ STANCE_BACK = 0.4  # m: regrasping, the shoulder lines up with a point this far 
 PULLS = 4  # a hinge is taken and pulled at most this often
 DOOR_OPEN_ENOUGH = 0.9  # a leaf pulled open past this fraction of its travel is left there
 # (kitchen doors stop at 120 deg: this is 108 deg, three pulls; the handle still faces the robot)
+DOOR_PULL_TO = 0.95  # a door is pulled with the base following to this fraction of its travel
 DONE = 0.6  # the skill's own check: at least this fraction of the travel (open) ...
 SHUT = 0.15  # ... at most this fraction (closed)
 HANDLE_PITCH = math.radians(60)  # assisted: handle approach 30 deg below horizontal
@@ -75,8 +78,10 @@ def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillRes
         # tries from where the leaf now is
         for hand in [first, *(h for h in robot.hands if h != first)]:
             handle = scene.handle(handle.name)  # as it is now (a leaf may have moved)
-            robot.drive_base(scene.work_pose(node, hand, handle.position, operate=True))
-            handle = scene.handle(handle.name)
+            if not _is_door(handle):  # a door's stance comes from its handle's approach (_swing):
+                # a stance in front of a leaf open 114 deg put the carried hand into it
+                robot.drive_base(scene.work_pose(node, hand, handle.position, operate=True))
+                handle = scene.handle(handle.name)
             result = _slide(robot, scene, hand, handle, opening) if handle.kind == "slide" else \
                 _swing(robot, scene, node, hand, handle, opening)
             robot.carry(hand)
@@ -90,6 +95,11 @@ def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillRes
 
 def _done(h: Handle, opening: bool) -> bool:
     return h.opening >= DONE * h.travel if opening else h.opening <= SHUT * h.travel
+
+
+def _is_door(h: Handle) -> bool:
+    """A leaf on a vertical hinge (a door), as opposed to a lid or a book cover."""
+    return h.kind == "hinge" and abs(float(h.axis @ DOWN)) > 0.7
 
 
 def _swing_limit(h: Handle) -> float:
@@ -128,6 +138,11 @@ def _cost(robot: Robot, hand: str, h: Handle, opening: bool) -> float:
     leaf swings (a left door pulled open by the left hand folded its wrist into the forearm
     after 60 deg; the right hand swung it to 118 deg)."""
     offset = robot.hand_position(hand) - h.position
+    if _is_door(h):  # the hand on the leaf's own side (nearer its hinge): with the base following
+        # the handle, it swung a fridge leaf 0 -> 114 deg and back in one pull each way; the
+        # other hand's wrist ran out of range at 95 deg
+        # (squared: summed over two leaves, plain distances tie when the base stands aside)
+        return float(np.sum((robot.hand_position(hand) - h.pivot)[:2] ** 2))
     if h.kind == "slide" or not _turns(h):
         return float(np.linalg.norm(offset[:2]))
     del opening  # the same hand both ways: it works the same arc
@@ -211,26 +226,34 @@ def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening:
         return OK
     sign = 1.0 if goal > h.opening else -1.0
     pulled: tuple[np.ndarray, np.ndarray] | None = None  # the hand's last frame on the handle
+    # a door's handle is followed by the base (whole-body), a lid's swing stays within reach
+    follow = _door_stance(scene, node, hand) if _is_door(h) else None
     for pull in range(PULLS):
         if not _faces_robot(scene, node, h) or _enough(h, opening):
             break
-        if pull:  # the shoulder behind the handle along its approach, where it is now (in
-            # line with the handle, the wrist folded into the forearm as the approach turned);
-            # the hand stays on the handle's side of the leaf (on its way to the carry pose it
-            # crossed the leaf and pushed the door 15 deg back)
-            back = h.approach - DOWN * float(h.approach @ DOWN)
-            robot.drive_base(scene.work_pose(node, hand, h.position - back * STANCE_BACK, operate=True))
+        if pull or follow is not None:  # the shoulder behind the handle along its approach,
+            # where it is now; the hand stays on the handle's side of the leaf (on its way to
+            # the carry pose it crossed the leaf and pushed the door 15 deg back)
+            robot.drive_base(_door_stance(scene, node, hand)(h.position, h.approach))
             h = scene.handle(h.name)
         taken = take_handle(robot, scene, hand, h)
         if not taken.ok:
             return taken
-        # a lid lifted past upright falls open on its own
-        approach, closing = pull_hinge(robot, hand, h, sign * min(abs(goal - h.opening), _swing_limit(h)))
+        # a lid lifted past upright falls open on its own; a door is pulled to where it is
+        # left open (pulled on into its stop, the fingers slid off the bar)
+        end = min(goal, DOOR_PULL_TO * h.travel) if opening and follow is not None else goal
+        limit = abs(end - h.opening) if follow is not None else _swing_limit(h)
+        approach, closing = pull_hinge(robot, hand, h, sign * min(abs(end - h.opening), limit), follow)
         pulled = approach, closing
         held = scene.hand_on(hand, h.name)
         grip = robot.hand_position(hand)
         ahead = sign * np.cross(h.axis, grip - h.pivot)
         _let_go(robot, hand, h, approach, closing, ahead / max(float(np.linalg.norm(ahead)), 1e-9))
+        if not opening:  # straight back off the shut leaf: swinging to its carry pose from
+            # there, the hand hooked the other leaf's bar and pulled it 13 deg open
+            back = approach - DOWN * float(approach @ DOWN)
+            robot.move_grip(hand, robot.hand_position(hand) - back * BACK_OFF, approach, closing,
+                            duration=0.25, straight=True)
         if not held:
             return SkillResult(False, f"the handle {h.name} slipped out of the {hand} hand")
         before, h = h.opening, scene.handle(h.name)
@@ -274,20 +297,35 @@ def _enough(h: Handle, opening: bool) -> bool:
     return opening and h.opening >= DOOR_OPEN_ENOUGH * h.travel
 
 
-def pull_hinge(robot: Robot, hand: str, h: Handle, angle: float) -> tuple[np.ndarray, np.ndarray]:
+def pull_hinge(robot: Robot, hand: str, h: Handle, angle: float,
+               stance: Callable[[np.ndarray, np.ndarray], BasePose] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Move a hand holding `h` along the leaf's arc by `angle` (waypoints, the hand turning
     with the leaf) as far as the arm reaches; returns the hand's last approach and closing
-    directions. Whether the leaf came along is up to the fingers' grip."""
+    directions. Whether the leaf came along is up to the fingers' grip. `stance(grip point,
+    approach)`: where the base stands for each waypoint; the base then follows the handle
+    (whole-body: a wide leaf's handle travels further than the arm reaches from one stance)."""
     n = max(1, math.ceil(abs(angle) / ARC_STEP))
     approach, closing = h.approach, h.closing
     turn = _turns(h)
     for k in range(1, n + 1):
         phi = angle * k / n
         a, c = (rotate(h.approach, h.axis, phi), rotate(h.closing, h.axis, phi)) if turn else (approach, closing)
-        if not robot.move_grip(hand, h.pivot + rotate(h.position - h.pivot, h.axis, phi), a, c, duration=0.12):
+        p = h.pivot + rotate(h.position - h.pivot, h.axis, phi)
+        base = stance(p, a) if stance is not None else None
+        if not robot.move_grip(hand, p, a, c, duration=0.12, base=base):
             break
         approach, closing = a, c
     return approach, closing
+
+
+def _door_stance(scene: Scene, node: str, hand: str) -> Callable[[np.ndarray, np.ndarray], BasePose]:
+    """Base pose for a hand on a door's handle at `point` with fingers along `approach`: the
+    shoulder behind the handle along its approach (in line with the handle, the wrist folded
+    into the forearm as the approach turned), clear of the leaf's sweep (`Scene.work_pose`)."""
+    def stance(point: np.ndarray, approach: np.ndarray) -> BasePose:
+        back = approach - DOWN * float(approach @ DOWN)
+        return scene.work_pose(node, hand, point - back * STANCE_BACK, operate=True)
+    return stance
 
 
 def _push(robot: Robot, scene: Scene, hand: str, h: Handle, opening: bool, angle: float) -> SkillResult:
