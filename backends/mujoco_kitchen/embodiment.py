@@ -9,6 +9,7 @@ from itertools import islice
 import numpy as np
 
 from robograph.graph import INSIDE, ON, SceneGraph
+from robograph.rotations import yaw_of
 from robograph_backends.mujoco_kitchen.assist import KitchenAssist, assembly_misalignment
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
 from robograph_backends.mujoco_kitchen.ik import R_DOWN, ArmIK, IKResult, grip_rotation, hand_rotation
@@ -206,8 +207,7 @@ class MujocoRobot:
         return self.world.site_pos(RobotNames.grip_site(hand))
 
     def hand_yaw(self, hand: str) -> float:
-        m = np.array(self.world.data.site(RobotNames.grip_site(hand)).xmat).reshape(3, 3) @ R_DOWN.T
-        return math.atan2(m[1, 0], m[0, 0])
+        return yaw_of(np.array(self.world.data.site(RobotNames.grip_site(hand)).xmat).reshape(3, 3) @ R_DOWN.T)
 
     def _sync_ik(self) -> None:
         q = self.world.data.qpos
@@ -460,8 +460,7 @@ class KitchenScene:
         return (low + high) / 2
 
     def yaw(self, node: str) -> float:
-        r = self.world.body_mat(self.body(node))
-        return math.atan2(r[1, 0], r[0, 0])
+        return yaw_of(self.world.body_mat(self.body(node)))
 
     def half_extents(self, node: str) -> np.ndarray:
         if len(self.parts(node)) == 1:
