@@ -23,7 +23,9 @@ from robograph_skills.interface import OK, Assist, BasePose, Handle, Robot, Scen
 
 GRASP_SWING = math.radians(40)  # a hinge is pulled with the grasp held at most this far: far
 # enough to reach round the leaf's edge, and the arm stays clear of the leaf's sweep
-LID_SWING = math.radians(110)  # a lid (horizontal hinge) is lifted past upright with the grasp held
+LID_SWING = math.radians(75)  # a lid (horizontal hinge) is lifted this far with the grasp held (the
+# fingers pinching its tab from above met the lid near upright: at 80 deg the pull tipped the box
+# back), then pushed on past upright
 ARC_STEP = math.radians(6)  # waypoint spacing along an arc
 SLIDE_SPEED = 0.25  # drawer pull speed (m/s)
 SLIDE_FULL = 0.9  # a drawer is pulled to this fraction of its travel
@@ -226,23 +228,28 @@ def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening:
         return OK
     sign = 1.0 if goal > h.opening else -1.0
     pulled: tuple[np.ndarray, np.ndarray] | None = None  # the hand's last frame on the handle
-    # a door's handle is followed by the base (whole-body), a lid's swing stays within reach
-    follow = _door_stance(scene, node, hand) if _is_door(h) else None
+    # the base follows the handle (whole-body): a door's and a lid's handle travel further
+    # than the arm reaches from one stance
+    door = _is_door(h)
+    follow = _door_stance(scene, node, hand) if door else _lid_stance(scene, node, hand)
     for pull in range(PULLS):
         if not _faces_robot(scene, node, h) or _enough(h, opening):
             break
-        if pull or follow is not None:  # the shoulder behind the handle along its approach,
-            # where it is now; the hand stays on the handle's side of the leaf (on its way to
-            # the carry pose it crossed the leaf and pushed the door 15 deg back)
-            robot.drive_base(_door_stance(scene, node, hand)(h.position, h.approach))
+        if pull and not door:  # off the lid before the base moves: the base rising with the
+            # hand still at a lid's tab tipped the lunch box over toward the robot
+            robot.carry(hand)
+        if pull or door:  # a door: the shoulder behind the handle along its approach, where
+            # it is now; the hand stays on the handle's side of the leaf (on its way to the
+            # carry pose it crossed the leaf and pushed the door 15 deg back)
+            robot.drive_base(follow(h.position, h.approach))
             h = scene.handle(h.name)
         taken = take_handle(robot, scene, hand, h)
         if not taken.ok:
             return taken
         # a lid lifted past upright falls open on its own; a door is pulled to where it is
         # left open (pulled on into its stop, the fingers slid off the bar)
-        end = min(goal, DOOR_PULL_TO * h.travel) if opening and follow is not None else goal
-        limit = abs(end - h.opening) if follow is not None else _swing_limit(h)
+        end = min(goal, DOOR_PULL_TO * h.travel) if opening and door else goal
+        limit = abs(end - h.opening) if door else _swing_limit(h)
         approach, closing = pull_hinge(robot, hand, h, sign * min(abs(end - h.opening), limit), follow)
         pulled = approach, closing
         held = scene.hand_on(hand, h.name)
@@ -316,6 +323,15 @@ def pull_hinge(robot: Robot, hand: str, h: Handle, angle: float,
             break
         approach, closing = a, c
     return approach, closing
+
+
+def _lid_stance(scene: Scene, node: str, hand: str) -> Callable[[np.ndarray, np.ndarray], BasePose]:
+    """Base pose for a hand on a lid's tab at `point`: where that hand works on the point (a
+    lid lifted past 70 deg took its tab out of reach of the arm from the first stance)."""
+    def stance(point: np.ndarray, approach: np.ndarray) -> BasePose:
+        del approach
+        return scene.work_pose(node, hand, point, operate=True)
+    return stance
 
 
 def _door_stance(scene: Scene, node: str, hand: str) -> Callable[[np.ndarray, np.ndarray], BasePose]:
