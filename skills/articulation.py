@@ -1,10 +1,11 @@
 """open / close: drawers, hinged doors, lids and book covers.
 
 Physics mode moves a joint only through contact: the hand pinches the handle and pulls it along
-the slide or the arc (waypoints with the grasp held, the hand turning with the leaf); where a
-wide swing outruns the wrist, or the handle faces away from the robot (a door folded flat
-against the front, a lid leaning back), the hand lets go, goes round the leaf's free edge and
-pushes the leaf along the rest of its arc. Assisted mode servos the joint while the hands
+the slide or the arc (waypoints with the grasp held, the hand turning with the leaf, the base
+following the handle: a wide door's handle travels further than the arm reaches from one
+stance); where the pull stops short, or the handle faces away from the robot (a lid leaning
+back), the hand lets go, goes round the leaf's free edge and pushes the leaf along the rest
+of its arc. Assisted mode servos the joint while the hands
 follow the handles (`Scene.assist`), and says so in `SkillResult.assists`.
 
 Everything is computed from `Scene.handles` (grip point, approach and closing directions,
@@ -21,8 +22,6 @@ import numpy as np
 
 from robograph_skills.interface import OK, Assist, BasePose, Handle, Robot, Scene, SkillResult
 
-GRASP_SWING = math.radians(40)  # a hinge is pulled with the grasp held at most this far: far
-# enough to reach round the leaf's edge, and the arm stays clear of the leaf's sweep
 LID_SWING = math.radians(75)  # a lid (horizontal hinge) is lifted this far with the grasp held (the
 # fingers pinching its tab from above met the lid near upright: at 80 deg the pull tipped the box
 # back), then pushed on past upright
@@ -104,12 +103,6 @@ def _is_door(h: Handle) -> bool:
     return h.kind == "hinge" and abs(float(h.axis @ DOWN)) > 0.7
 
 
-def _swing_limit(h: Handle) -> float:
-    """How far a hinge is pulled with the grasp held: a lid (horizontal axis) past upright,
-    after which it falls open; a door as far as the wrist keeps its grip."""
-    return GRASP_SWING if abs(float(h.axis @ DOWN)) > 0.7 else LID_SWING
-
-
 def _check(scene: Scene, node: str, opening: bool, messages: list[str],
            assists: tuple[str, ...] = ()) -> SkillResult:
     frac = scene.open_fraction(node)
@@ -136,9 +129,8 @@ def assign_hands(robot: Robot, handles: list[Handle], opening: bool = True) -> l
 
 
 def _cost(robot: Robot, hand: str, h: Handle, opening: bool) -> float:
-    """A drawer: the nearer hand. A hinge: the hand on the side the grip turns toward as the
-    leaf swings (a left door pulled open by the left hand folded its wrist into the forearm
-    after 60 deg; the right hand swung it to 118 deg)."""
+    """A drawer: the nearer hand. A door: the hand on the leaf's own side. A lid or cover
+    whose grip turns with it: the hand on the side the grip turns toward as it swings."""
     offset = robot.hand_position(hand) - h.position
     if _is_door(h):  # the hand on the leaf's own side (nearer its hinge): with the base following
         # the handle, it swung a fridge leaf 0 -> 114 deg and back in one pull each way; the
@@ -148,7 +140,7 @@ def _cost(robot: Robot, hand: str, h: Handle, opening: bool) -> float:
     if h.kind == "slide" or not _turns(h):
         return float(np.linalg.norm(offset[:2]))
     del opening  # the same hand both ways: it works the same arc
-    turn = rotate(h.approach, h.axis, _swing_limit(h)) - h.approach
+    turn = rotate(h.approach, h.axis, LID_SWING) - h.approach
     return -float(offset[:2] @ turn[:2])
 
 
@@ -221,9 +213,11 @@ def _faces_robot(scene: Scene, node: str, h: Handle) -> bool:
 
 
 def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening: bool) -> SkillResult:
-    """Pull a hinged leaf with the grasp held as far as the wrist keeps its grip, let go and
-    take the handle again where it now is (a door: 40 deg per pull), while the handle faces
-    the robot; a leaf open far enough is left there; what is left is pushed."""
+    """Pull a hinged leaf with the grasp held while the base follows the handle: a door all
+    the way in one pull, a lid until the fingers would meet it near upright; when a pull
+    stops short (the grip slipped, out of reach), let go and take the handle again where it
+    now is, while it faces the robot; a leaf open far enough is left there; what is left is
+    pushed."""
     goal = h.travel if opening else 0.0
     if abs(goal - h.opening) < 0.03:
         return OK
@@ -250,7 +244,7 @@ def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening:
         # a lid lifted past upright falls open on its own; a door is pulled to where it is
         # left open (pulled on into its stop, the fingers slid off the bar)
         end = min(goal, DOOR_PULL_TO * h.travel) if opening and door else goal
-        limit = abs(end - h.opening) if door else _swing_limit(h)
+        limit = abs(end - h.opening) if door else LID_SWING
         approach, closing = pull_hinge(robot, hand, h, sign * min(abs(end - h.opening), limit), follow)
         pulled = approach, closing
         held = scene.hand_on(hand, h.name)
