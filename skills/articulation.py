@@ -1,10 +1,11 @@
 """open / close: drawers, hinged doors, lids and book covers.
 
 Physics mode moves a joint only through contact: the hand pinches the handle and pulls it along
-the slide or the arc (waypoints with the grasp held, the hand turning with the leaf); where a
-wide swing outruns the wrist, or the handle faces away from the robot (a door folded flat
-against the front, a lid leaning back), the hand lets go, goes round the leaf's free edge and
-pushes the leaf along the rest of its arc. Assisted mode servos the joint while the hands
+the slide or the arc (waypoints with the grasp held, the hand turning with the leaf, the base
+following the handle: a wide door's handle travels further than the arm reaches from one
+stance); where the pull stops short, or the handle faces away from the robot (a lid leaning
+back), the hand lets go, goes round the leaf's free edge and pushes the leaf along the rest
+of its arc. Assisted mode servos the joint while the hands
 follow the handles (`Scene.assist`), and says so in `SkillResult.assists`.
 
 Everything is computed from `Scene.handles` (grip point, approach and closing directions,
@@ -14,15 +15,16 @@ axis, pivot): nothing here assumes which way the furniture faces.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
-from robograph_skills.interface import OK, Assist, Handle, Robot, Scene, SkillResult
+from robograph_skills.interface import OK, Assist, BasePose, Handle, Robot, Scene, SkillResult
 
-GRASP_SWING = math.radians(40)  # a hinge is pulled with the grasp held at most this far: far
-# enough to reach round the leaf's edge, and the arm stays clear of the leaf's sweep
-LID_SWING = math.radians(110)  # a lid (horizontal hinge) is lifted past upright with the grasp held
+LID_SWING = math.radians(75)  # a lid (horizontal hinge) is lifted this far with the grasp held (the
+# fingers pinching its tab from above met the lid near upright: at 80 deg the pull tipped the box
+# back), then pushed on past upright
 ARC_STEP = math.radians(6)  # waypoint spacing along an arc
 SLIDE_SPEED = 0.25  # drawer pull speed (m/s)
 SLIDE_FULL = 0.9  # a drawer is pulled to this fraction of its travel
@@ -32,6 +34,7 @@ CENTRE_TRIES = 2  # re-measure the grip point against the handle and correct thi
 CENTRE_TOLERANCE = 0.004  # ... until within this (m): one finger on the bar before the other pushed it
 CENTRE_MAX = 0.03
 FINGER_CLEAR = 0.03  # open fingers: this much wider than the handle (m)
+BACK_OFF = 0.15  # m: a hand that shut a door backs this far straight off it
 CLEAR = 0.08  # going round a leaf's free edge: this far clear of it (m)
 PUSH_OFFSET = 0.035  # a pushing hand's grip point aims this far off the face it pushes (m):
 # about the palm's half width, so the palm's side presses it
@@ -44,6 +47,7 @@ STANCE_BACK = 0.4  # m: regrasping, the shoulder lines up with a point this far 
 PULLS = 4  # a hinge is taken and pulled at most this often
 DOOR_OPEN_ENOUGH = 0.9  # a leaf pulled open past this fraction of its travel is left there
 # (kitchen doors stop at 120 deg: this is 108 deg, three pulls; the handle still faces the robot)
+DOOR_PULL_TO = 0.95  # a door is pulled with the base following to this fraction of its travel
 DONE = 0.6  # the skill's own check: at least this fraction of the travel (open) ...
 SHUT = 0.15  # ... at most this fraction (closed)
 HANDLE_PITCH = math.radians(60)  # assisted: handle approach 30 deg below horizontal
@@ -75,8 +79,10 @@ def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillRes
         # tries from where the leaf now is
         for hand in [first, *(h for h in robot.hands if h != first)]:
             handle = scene.handle(handle.name)  # as it is now (a leaf may have moved)
-            robot.drive_base(scene.work_pose(node, hand, handle.position, operate=True))
-            handle = scene.handle(handle.name)
+            if not _is_door(handle):  # a door's stance comes from its handle's approach (_swing):
+                # a stance in front of a leaf open 114 deg put the carried hand into it
+                robot.drive_base(scene.work_pose(node, hand, handle.position, operate=True))
+                handle = scene.handle(handle.name)
             result = _slide(robot, scene, hand, handle, opening) if handle.kind == "slide" else \
                 _swing(robot, scene, node, hand, handle, opening)
             robot.carry(hand)
@@ -92,10 +98,9 @@ def _done(h: Handle, opening: bool) -> bool:
     return h.opening >= DONE * h.travel if opening else h.opening <= SHUT * h.travel
 
 
-def _swing_limit(h: Handle) -> float:
-    """How far a hinge is pulled with the grasp held: a lid (horizontal axis) past upright,
-    after which it falls open; a door as far as the wrist keeps its grip."""
-    return GRASP_SWING if abs(float(h.axis @ DOWN)) > 0.7 else LID_SWING
+def _is_door(h: Handle) -> bool:
+    """A leaf on a vertical hinge (a door), as opposed to a lid or a book cover."""
+    return h.kind == "hinge" and abs(float(h.axis @ DOWN)) > 0.7
 
 
 def _check(scene: Scene, node: str, opening: bool, messages: list[str],
@@ -124,14 +129,18 @@ def assign_hands(robot: Robot, handles: list[Handle], opening: bool = True) -> l
 
 
 def _cost(robot: Robot, hand: str, h: Handle, opening: bool) -> float:
-    """A drawer: the nearer hand. A hinge: the hand on the side the grip turns toward as the
-    leaf swings (a left door pulled open by the left hand folded its wrist into the forearm
-    after 60 deg; the right hand swung it to 118 deg)."""
+    """A drawer: the nearer hand. A door: the hand on the leaf's own side. A lid or cover
+    whose grip turns with it: the hand on the side the grip turns toward as it swings."""
     offset = robot.hand_position(hand) - h.position
+    if _is_door(h):  # the hand on the leaf's own side (nearer its hinge): with the base following
+        # the handle, it swung a fridge leaf 0 -> 114 deg and back in one pull each way; the
+        # other hand's wrist ran out of range at 95 deg
+        # (squared: summed over two leaves, plain distances tie when the base stands aside)
+        return float(np.sum((robot.hand_position(hand) - h.pivot)[:2] ** 2))
     if h.kind == "slide" or not _turns(h):
         return float(np.linalg.norm(offset[:2]))
     del opening  # the same hand both ways: it works the same arc
-    turn = rotate(h.approach, h.axis, _swing_limit(h)) - h.approach
+    turn = rotate(h.approach, h.axis, LID_SWING) - h.approach
     return -float(offset[:2] @ turn[:2])
 
 
@@ -193,7 +202,8 @@ def _slide(robot: Robot, scene: Scene, hand: str, h: Handle, opening: bool) -> S
     return OK
 
 
-FACING = 0.5  # a handle whose approach points less than this toward the robot can be taken
+FACING = 0.75  # a handle whose approach points less than this toward the robot can be taken
+# (a door leaf at its 126 deg stop: 0.51; with the base following it is pulled shut from there)
 
 
 def _faces_robot(scene: Scene, node: str, h: Handle) -> bool:
@@ -203,34 +213,49 @@ def _faces_robot(scene: Scene, node: str, h: Handle) -> bool:
 
 
 def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening: bool) -> SkillResult:
-    """Pull a hinged leaf with the grasp held as far as the wrist keeps its grip, let go and
-    take the handle again where it now is (a door: 40 deg per pull), while the handle faces
-    the robot; a leaf open far enough is left there; what is left is pushed."""
+    """Pull a hinged leaf with the grasp held while the base follows the handle: a door all
+    the way in one pull, a lid until the fingers would meet it near upright; when a pull
+    stops short (the grip slipped, out of reach), let go and take the handle again where it
+    now is, while it faces the robot; a leaf open far enough is left there; what is left is
+    pushed."""
     goal = h.travel if opening else 0.0
     if abs(goal - h.opening) < 0.03:
         return OK
     sign = 1.0 if goal > h.opening else -1.0
     pulled: tuple[np.ndarray, np.ndarray] | None = None  # the hand's last frame on the handle
+    # the base follows the handle (whole-body): a door's and a lid's handle travel further
+    # than the arm reaches from one stance
+    door = _is_door(h)
+    follow = _door_stance(scene, node, hand) if door else _lid_stance(scene, node, hand)
     for pull in range(PULLS):
         if not _faces_robot(scene, node, h) or _enough(h, opening):
             break
-        if pull:  # the shoulder behind the handle along its approach, where it is now (in
-            # line with the handle, the wrist folded into the forearm as the approach turned);
-            # the hand stays on the handle's side of the leaf (on its way to the carry pose it
-            # crossed the leaf and pushed the door 15 deg back)
-            back = h.approach - DOWN * float(h.approach @ DOWN)
-            robot.drive_base(scene.work_pose(node, hand, h.position - back * STANCE_BACK, operate=True))
+        if pull and not door:  # off the lid before the base moves: the base rising with the
+            # hand still at a lid's tab tipped the lunch box over toward the robot
+            robot.carry(hand)
+        if pull or door:  # a door: the shoulder behind the handle along its approach, where
+            # it is now; the hand stays on the handle's side of the leaf (on its way to the
+            # carry pose it crossed the leaf and pushed the door 15 deg back)
+            robot.drive_base(follow(h.position, h.approach))
             h = scene.handle(h.name)
         taken = take_handle(robot, scene, hand, h)
         if not taken.ok:
             return taken
-        # a lid lifted past upright falls open on its own
-        approach, closing = pull_hinge(robot, hand, h, sign * min(abs(goal - h.opening), _swing_limit(h)))
+        # a lid lifted past upright falls open on its own; a door is pulled to where it is
+        # left open (pulled on into its stop, the fingers slid off the bar)
+        end = min(goal, DOOR_PULL_TO * h.travel) if opening and door else goal
+        limit = abs(end - h.opening) if door else LID_SWING
+        approach, closing = pull_hinge(robot, hand, h, sign * min(abs(end - h.opening), limit), follow)
         pulled = approach, closing
         held = scene.hand_on(hand, h.name)
         grip = robot.hand_position(hand)
         ahead = sign * np.cross(h.axis, grip - h.pivot)
         _let_go(robot, hand, h, approach, closing, ahead / max(float(np.linalg.norm(ahead)), 1e-9))
+        if not opening:  # straight back off the shut leaf: swinging to its carry pose from
+            # there, the hand hooked the other leaf's bar and pulled it 13 deg open
+            back = approach - DOWN * float(approach @ DOWN)
+            robot.move_grip(hand, robot.hand_position(hand) - back * BACK_OFF, approach, closing,
+                            duration=0.25, straight=True)
         if not held:
             return SkillResult(False, f"the handle {h.name} slipped out of the {hand} hand")
         before, h = h.opening, scene.handle(h.name)
@@ -274,20 +299,44 @@ def _enough(h: Handle, opening: bool) -> bool:
     return opening and h.opening >= DOOR_OPEN_ENOUGH * h.travel
 
 
-def pull_hinge(robot: Robot, hand: str, h: Handle, angle: float) -> tuple[np.ndarray, np.ndarray]:
+def pull_hinge(robot: Robot, hand: str, h: Handle, angle: float,
+               stance: Callable[[np.ndarray, np.ndarray], BasePose] | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Move a hand holding `h` along the leaf's arc by `angle` (waypoints, the hand turning
     with the leaf) as far as the arm reaches; returns the hand's last approach and closing
-    directions. Whether the leaf came along is up to the fingers' grip."""
+    directions. Whether the leaf came along is up to the fingers' grip. `stance(grip point,
+    approach)`: where the base stands for each waypoint; the base then follows the handle
+    (whole-body: a wide leaf's handle travels further than the arm reaches from one stance)."""
     n = max(1, math.ceil(abs(angle) / ARC_STEP))
     approach, closing = h.approach, h.closing
     turn = _turns(h)
     for k in range(1, n + 1):
         phi = angle * k / n
         a, c = (rotate(h.approach, h.axis, phi), rotate(h.closing, h.axis, phi)) if turn else (approach, closing)
-        if not robot.move_grip(hand, h.pivot + rotate(h.position - h.pivot, h.axis, phi), a, c, duration=0.12):
+        p = h.pivot + rotate(h.position - h.pivot, h.axis, phi)
+        base = stance(p, a) if stance is not None else None
+        if not robot.move_grip(hand, p, a, c, duration=0.12, base=base):
             break
         approach, closing = a, c
     return approach, closing
+
+
+def _lid_stance(scene: Scene, node: str, hand: str) -> Callable[[np.ndarray, np.ndarray], BasePose]:
+    """Base pose for a hand on a lid's tab at `point`: where that hand works on the point (a
+    lid lifted past 70 deg took its tab out of reach of the arm from the first stance)."""
+    def stance(point: np.ndarray, approach: np.ndarray) -> BasePose:
+        del approach
+        return scene.work_pose(node, hand, point, operate=True)
+    return stance
+
+
+def _door_stance(scene: Scene, node: str, hand: str) -> Callable[[np.ndarray, np.ndarray], BasePose]:
+    """Base pose for a hand on a door's handle at `point` with fingers along `approach`: the
+    shoulder behind the handle along its approach (in line with the handle, the wrist folded
+    into the forearm as the approach turned), clear of the leaf's sweep (`Scene.work_pose`)."""
+    def stance(point: np.ndarray, approach: np.ndarray) -> BasePose:
+        back = approach - DOWN * float(approach @ DOWN)
+        return scene.work_pose(node, hand, point - back * STANCE_BACK, operate=True)
+    return stance
 
 
 def _push(robot: Robot, scene: Scene, hand: str, h: Handle, opening: bool, angle: float) -> SkillResult:

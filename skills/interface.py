@@ -103,9 +103,11 @@ class Robot(Protocol):
         `straight`: along a straight line (in and out of shelves, down onto an object)."""
 
     def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
-                  duration: float = 0.5, straight: bool = False) -> bool:
+                  duration: float = 0.5, straight: bool = False, base: BasePose | None = None) -> bool:
         """Like `move_hand`, with the hand's orientation given by the direction its fingers
-        point (`approach`) and the one they close along (`closing`): any parallel gripper."""
+        point (`approach`) and the one they close along (`closing`): any parallel gripper.
+        `base`: the base (and torso) moves there during the same motion (whole-body: a hand
+        pulling a door along its arc goes further than the arm reaches from one stance)."""
 
     def hand_position(self, hand: str) -> np.ndarray: ...
 

@@ -75,22 +75,18 @@ def test_attach() -> None:
     assert ep.graph.location["toy_rocket"].dst == "kitchen_counter"
 
 
-DOORS = pytest.mark.xfail(strict=True, reason="physics mode opens fridge and pantry doors by contact only and "
-                          "does not get them past half open reliably yet (docs/mujoco_backend.md, measured)")
-
-
-@pytest.mark.parametrize("scene", [pytest.param("Fridge-I2", marks=DOORS),
-                                   pytest.param("FoodPack-I5", marks=DOORS),
-                                   "Buffet-I5"])
+@pytest.mark.parametrize("scene", ["Fridge-I2", "FoodPack-I5", "Buffet-I5"])
 def test_benchmark_episode_oracle_plan_succeeds_in_physics_mode(indoor_benchmark, scene: str) -> None:
     """One compiled benchmark episode per indoor family, oracle plan executed in physics mode
     (no servo, no weld): every step's reconciled graph equals the symbolic expectation, and the
-    episode succeeds (fridge doors and shelves; pantry cabinet and lunch box lids; chafing dish)."""
+    episode succeeds (fridge doors and shelves; pantry cabinet and lunch box lids; chafing dish).
+    No step reports an assist."""
     from robograph_backends.mujoco_kitchen.episodes import oracle_actions
 
     inst = next(i for i in indoor_benchmark.instances if i.id.startswith(f"{scene}__"))
-    ep, _ = _run(inst, "physics", [str(a) for a in oracle_actions(inst)])
+    ep, records = _run(inst, "physics", [str(a) for a in oracle_actions(inst)])
     assert ep.success
+    assert not [r.info.get("assists") for r in records if r.info and r.info.get("assists")]
 
 
 @pytest.mark.parametrize("scene", ["Fridge-I2", "FoodPack-I5", "Buffet-I5"])

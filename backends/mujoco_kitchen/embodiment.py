@@ -9,6 +9,7 @@ from itertools import islice
 import numpy as np
 
 from robograph.graph import INSIDE, ON, SceneGraph
+from robograph.rotations import yaw_of
 from robograph_backends.mujoco_kitchen.assist import KitchenAssist, assembly_misalignment
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
 from robograph_backends.mujoco_kitchen.ik import R_DOWN, ArmIK, IKResult, grip_rotation, hand_rotation
@@ -146,17 +147,20 @@ class MujocoRobot:
         furniture (a bottle in the carry pose hit an open fridge door leaf driving past it)."""
         start = np.array([self.world.data.ctrl[a] for a in self.base_act])
         goal = np.array(pose, dtype=float)
-        if abs(goal[1] - start[1]) > SIDESTEP and abs(goal[0] - start[0]) > 0.02:  # (not along a lane)
-            lane = min(start[0], goal[0]) - LANE_BACKOFF
+        if abs(goal[1] - start[1]) > SIDESTEP:
+            # (not along a lane already)
+            lane = min(start[0], goal[0]) - LANE_BACKOFF if abs(goal[0] - start[0]) > 0.02 else math.inf
             # ... and in front of open door leaves, hands and what they hold included (doors stop
             # at 120 deg: a fridge leaf stands out 54 cm; the lane 25 cm back swept a held
-            # ketchup bottle through it and pushed the door shut)
+            # ketchup bottle through it and pushed the door shut; going straight from one leaf
+            # of a fridge to the other, the hand in its carry pose knocked the first one shut)
             ys = (min(start[1], goal[1]) - ROBOT_HALF_WIDTH, max(start[1], goal[1]) + ROBOT_HALF_WIDTH)
             ahead = max([BASE_FRONT] + [float(self.hand_position(h)[0]) - float(start[0]) + HELD_CLEAR
                                         for h in HANDS])
             lane = min(lane, self._leaves_front(*ys) - ahead - LEAF_CLEAR)
-            self._drive((lane, start[1], start[2], start[3]))
-            self._drive((lane, goal[1], goal[2], goal[3]))
+            if lane < min(start[0], goal[0]) - 0.005:
+                self._drive((lane, start[1], start[2], start[3]))
+                self._drive((lane, goal[1], goal[2], goal[3]))
         return self._drive(goal)
 
     def _leaves_front(self, y0: float, y1: float) -> float:
@@ -203,8 +207,7 @@ class MujocoRobot:
         return self.world.site_pos(RobotNames.grip_site(hand))
 
     def hand_yaw(self, hand: str) -> float:
-        m = np.array(self.world.data.site(RobotNames.grip_site(hand)).xmat).reshape(3, 3) @ R_DOWN.T
-        return math.atan2(m[1, 0], m[0, 0])
+        return yaw_of(np.array(self.world.data.site(RobotNames.grip_site(hand)).xmat).reshape(3, 3) @ R_DOWN.T)
 
     def _sync_ik(self) -> None:
         q = self.world.data.qpos
@@ -219,11 +222,19 @@ class MujocoRobot:
         return self._move(hand, position, hand_rotation(yaw, pitch), duration, straight)
 
     def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
-                  duration: float = 0.5, straight: bool = False) -> bool:
-        return self._move(hand, position, grip_rotation(approach, closing), duration, straight)
+                  duration: float = 0.5, straight: bool = False, base: BasePose | None = None) -> bool:
+        return self._move(hand, position, grip_rotation(approach, closing), duration, straight, base)
 
-    def _move(self, hand: str, position: np.ndarray, rot: np.ndarray, duration: float, straight: bool) -> bool:
+    def _move(self, hand: str, position: np.ndarray, rot: np.ndarray, duration: float, straight: bool,
+              base: BasePose | None = None) -> bool:
         self._sync_ik()
+        base_from = np.array([self.world.data.ctrl[a] for a in self.base_act])
+        base_to = base_from
+        if base is not None:  # the arm's IK is solved for where the base is going
+            base_to = np.array(base, dtype=float)
+            base_to[3] = min(max(base_to[3], LIFT_RANGE[0]), LIFT_RANGE[1])
+            for name, v in zip(("base_x", "base_y", "base_yaw", "torso_lift"), base_to, strict=True):
+                self.ik_q[self.ik_model.jnt_qposadr[self.ik_model.joint(name).id]] = v
         position = np.asarray(position, dtype=float)
         targets = [position]
         if straight:  # waypoints every STRAIGHT_STEP: a joint-space move between two far poses
@@ -243,14 +254,19 @@ class MujocoRobot:
         acts = self.arm_act[hand]
         q0 = np.array([w.data.ctrl[a] for a in acts])
         chunk = 10
-        for q in path:
+        for i, q in enumerate(path):
             # the wrist servos are force limited (12 N m against 5 N m s damping): a large wrist
             # turn in too short a time lagged 0.6 rad behind and the hand stopped 12 cm short
             n = _steps(max(duration / len(path), float(np.max(np.abs(q - q0) / JOINT_SPEED))))
+            b0 = base_from + (base_to - base_from) * (i / len(path))
+            b1 = base_from + (base_to - base_from) * ((i + 1) / len(path))
             for k in range(0, n, chunk):
                 s = min(1.0, (k + chunk) / n)
                 for a, v in zip(acts, q0 + s * (q - q0), strict=True):
                     w.data.ctrl[a] = v
+                if base is not None:  # the base moves with the hand (whole-body motion)
+                    for a, v in zip(self.base_act, b0 + s * (b1 - b0), strict=True):
+                        w.data.ctrl[a] = v
                 w.step(chunk)
             q0 = q
         w.step(_steps(0.06))
@@ -444,8 +460,7 @@ class KitchenScene:
         return (low + high) / 2
 
     def yaw(self, node: str) -> float:
-        r = self.world.body_mat(self.body(node))
-        return math.atan2(r[1, 0], r[0, 0])
+        return yaw_of(self.world.body_mat(self.body(node)))
 
     def half_extents(self, node: str) -> np.ndarray:
         if len(self.parts(node)) == 1:

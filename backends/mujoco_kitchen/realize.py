@@ -15,6 +15,7 @@ import numpy as np
 from robograph.errors import BackendError
 from robograph.graph import IN_ROOM, OCCLUDES, ROBOT_ID, Edge, SceneGraph
 from robograph.rewrite import DETACHED, HELD
+from robograph.rotations import heading_of, mat_from_quat, quat_from_yaw
 from robograph_backends.mujoco_kitchen.catalog import appearance
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
 from robograph_backends.mujoco_kitchen.placement import contains, free_spot, local
@@ -182,8 +183,7 @@ def _across_fingers(world: World, hand: str, half: np.ndarray) -> np.ndarray:
     """Orientation (quaternion) that puts an object's narrower horizontal side between the
     fingers of `hand`, as a real grasp would (the fingers close along the grip site's x)."""
     axis = np.array(world.data.site(RobotNames.grip_site(hand)).xmat).reshape(3, 3)[:, 0]
-    yaw = float(np.arctan2(axis[1], axis[0])) + (0.0 if half[0] <= half[1] else np.pi / 2)
-    return np.array([np.cos(yaw / 2), 0.0, 0.0, np.sin(yaw / 2)])
+    return quat_from_yaw(heading_of(axis) + (0.0 if half[0] <= half[1] else np.pi / 2))
 
 
 def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
@@ -244,17 +244,10 @@ def _refit_bounds(world: World, bid: int) -> None:
     half = np.asarray(m.geom_size[gid], dtype=float)
     m.geom_rbound[gid] = float(np.linalg.norm(half))
     m.geom_aabb[gid] = np.concatenate([np.zeros(3), half])
-    rot_i, rot_g = _quat_matrix(m.body_iquat[bid]), _quat_matrix(m.geom_quat[gid])
+    rot_i, rot_g = mat_from_quat(m.body_iquat[bid]), mat_from_quat(m.geom_quat[gid])
     geom_in_inertial = rot_i.T @ rot_g
     centre = rot_i.T @ (np.asarray(m.geom_pos[gid]) - np.asarray(m.body_ipos[bid]))
     m.bvh_aabb[int(m.body_bvhadr[bid])] = np.concatenate([centre, np.abs(geom_in_inertial) @ half])
-
-
-def _quat_matrix(quat: np.ndarray) -> np.ndarray:
-    """Rotation matrix (3, 3) of a unit quaternion (w, x, y, z)."""
-    mat = np.zeros(9)
-    mujoco_module().mju_quat2Mat(mat, np.asarray(quat, dtype=float))
-    return mat.reshape(3, 3)
 
 
 def _occlusions(world: World, graph: SceneGraph) -> None:

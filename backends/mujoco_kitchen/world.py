@@ -15,6 +15,7 @@ import numpy as np
 
 from robograph.errors import BackendError
 from robograph.graph import PART_OF, SceneGraph
+from robograph.rotations import relative_pose
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
 from robograph_backends.mujoco_kitchen.layout import solve_layout
 from robograph_backends.mujoco_kitchen.mjcf import kitchen_spec
@@ -208,16 +209,10 @@ class World:
     # welds and servos ------------------------------------------------------------------------------
     def activate_weld(self, eq_name: str) -> None:
         """Switch a weld on at the bodies' CURRENT relative pose (no jump)."""
-        mj = mujoco_module()
         m, d = self.model, self.data
         e = m.equality(eq_name).id
         b1, b2 = m.eq_obj1id[e], m.eq_obj2id[e]
-        r1 = d.xmat[b1].reshape(3, 3)
-        rel = r1.T @ (d.xpos[b2] - d.xpos[b1])
-        q1inv = np.zeros(4)
-        mj.mju_negQuat(q1inv, d.xquat[b1])
-        rq = np.zeros(4)
-        mj.mju_mulQuat(rq, q1inv, d.xquat[b2])
+        rel, rq = relative_pose(d.xpos[b1], d.xquat[b1], d.xpos[b2], d.xquat[b2])
         m.eq_data[e, 0:3] = 0.0
         m.eq_data[e, 3:6] = rel
         m.eq_data[e, 6:10] = rq
