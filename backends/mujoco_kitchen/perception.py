@@ -29,7 +29,7 @@ from robograph_backends.mujoco_kitchen.sense import node_bodies, read
 from robograph_backends.mujoco_kitchen.world import World
 from robograph_backends.reading import TOL
 from robograph_calibration.camera import CameraModel
-from robograph_calibration.cloud import RGBDView, fuse
+from robograph_calibration.cloud import ObjectCloud, RGBDView, fuse
 from robograph_calibration.relations import Agreement, Relations, compare, infer_relations, openings
 from robograph_calibration.transforms import make_T, rotvec_to_R
 
@@ -106,25 +106,13 @@ class WorldPart:
         return float(np.mean(best)) / (OPEN_STEPS - 1)
 
 
-class Perception:
-    """Renders labelled depth from the robot's cameras and reads relations from the clouds."""
+class CloudReader:
+    """Relations from labelled RGB-D views of a world, without a renderer of its own: the label
+    scheme (movable objects, then articulated parts), the regions and the part models. The
+    backend's own frames (`relations=true`) and `Perception`'s survey views both go through it."""
 
-    def __init__(self, world: World, width: int = 320, height: int = 240, *, depth_noise: float = 0.0,
-                 pose_error: tuple[float, float] = (0.0, 0.0), seed: int = 0) -> None:
-        """`depth_noise` k: depth gets Gaussian noise of std k * z^2 (a stereo/structured-light
-        sensor's law; k = 0.005 is 5 mm at 1 m). `pose_error` (metres, degrees): every view's camera
-        pose is off by a random rotation and translation of these sizes (a calibration error)."""
-        mj = mujoco_module()
-        self.world, self.width, self.height = world, width, height
-        self.depth_noise, self.pose_error = depth_noise, pose_error
-        self.rng = np.random.default_rng(seed)
-        self.renderer = mj.Renderer(world.model, height, width)
-        self.renderer.scene.flags[mj.mjtRndFlag.mjRND_SHADOW] = 0
-        opt = mj.MjvOption()
-        opt.geomgroup[:] = 1
-        opt.geomgroup[0] = 0  # robosuite's collision meshes
-        opt.sitegroup[:] = 0
-        self.option = opt
+    def __init__(self, world: World) -> None:
+        self.world = world
         self.refresh_labels()
 
     def refresh_labels(self) -> None:
@@ -145,61 +133,13 @@ class Perception:
         self._label_of_body = table
         self.parts = [WorldPart(w, n) for n in arts]
 
-    def camera(self, name: str) -> CameraModel:
-        w = self.world
-        cid = w.model.camera(CAMERA_NAMES[name]).id
-        return CameraModel.from_convention(self.width, self.height, float(w.model.cam_fovy[cid]), w.data.cam_xpos[cid],
-                                           w.data.cam_xmat[cid].reshape(3, 3), "mujoco")
-
-    def view(self, name: str) -> RGBDView:
-        mj = mujoco_module()
-        r = self.renderer
-        r.enable_depth_rendering()
-        r.update_scene(self.world.data, camera=CAMERA_NAMES[name], scene_option=self.option)
-        depth = r.render().astype(np.float64)
-        r.disable_depth_rendering()
-        r.enable_segmentation_rendering()
-        r.update_scene(self.world.data, camera=CAMERA_NAMES[name], scene_option=self.option)
-        seg = r.render()
-        r.disable_segmentation_rendering()
-        ids, types = seg[..., 0], seg[..., 1]
-        labels = np.full(ids.shape, -1, dtype=np.int64)
-        geom = (types == mj.mjtObj.mjOBJ_GEOM) & (ids >= 0)
-        labels[geom] = self._label_of_body[self.world.model.geom_bodyid[ids[geom]]]
-        camera = self.camera(name)
-        if self.depth_noise:
-            depth = depth + self.rng.normal(0.0, 1.0, depth.shape) * self.depth_noise * depth ** 2
-        if any(self.pose_error):
-            t_err, r_err = self.pose_error
-            axis, direction = self.rng.normal(size=3), self.rng.normal(size=3)
-            off = make_T(rotvec_to_R(axis / np.linalg.norm(axis) * np.radians(r_err)),
-                         direction / np.linalg.norm(direction) * t_err)
-            camera = camera.with_pose(camera.T_world_cam @ off)
-        return RGBDView(camera, depth, labels)
-
-    @contextmanager
-    def base_at(self, x: float, y: float, yaw: float) -> Iterator[None]:
-        """Put the robot's base (kinematics only, no physics step) at a pose, then back."""
-        w = self.world
-        saved = (w.qpos("base_x"), w.qpos("base_y"), w.qpos("base_yaw"))
-        try:
-            for j, v in zip(("base_x", "base_y", "base_yaw"), (x, y, yaw), strict=True):
-                w.set_qpos(j, v)
-            w.forward()
-            yield
-        finally:
-            for j, v in zip(("base_x", "base_y", "base_yaw"), saved, strict=True):
-                w.set_qpos(j, v)
-            w.forward()
-
-    def survey(self, cameras: Sequence[str] = VIEW_CAMERAS) -> list[RGBDView]:
-        """Views from every station (the robot looks at each piece of furniture in turn)."""
-        views = []
-        for station in sorted(self.world.plan.stations):
-            x, y, yaw = self.world.plan.stations[station]
-            with self.base_at(x, y, yaw):
-                views += [self.view(c) for c in cameras]
-        return views
+    def labels_of_bodies(self, bodies: np.ndarray) -> np.ndarray:
+        """Per-pixel body ids (-1 = none) -> this reader's labels (index into `names`, -1 = none)."""
+        bodies = np.asarray(bodies)
+        out = np.full(bodies.shape, -1, dtype=np.int64)
+        hit = bodies >= 0
+        out[hit] = self._label_of_body[bodies[hit]]
+        return out
 
     def room_at(self, centre: np.ndarray) -> str | None:
         return self.world.plan.room_at(float(centre[0]), float(centre[1]))
@@ -235,13 +175,96 @@ class Perception:
     def relations(self, graph: SceneGraph, views: Sequence[RGBDView]) -> Relations:
         """Facts from the clouds. Parts first: their perceived opening poses the regions inside
         them; a part no camera saw keeps the simulator's pose (named in the docs as help)."""
+        return self.read(graph, views)[0]
+
+    def read(self, graph: SceneGraph, views: Sequence[RGBDView]) -> tuple[Relations, dict[str, ObjectCloud]]:
+        """`relations` and the fused clouds they came from (keyed by `names`; parts prefixed)."""
         clouds = fuse(views, self.names)
         parts = {p.node: clouds[PART_PREFIX + p.node] for p in self.parts if PART_PREFIX + p.node in clouds}
         movable = [n for n in self.movable if graph.nodes.get(n) is not None
                    and graph.nodes[n].kind not in (FURNITURE, ROOM)]
         fractions = openings(self.parts, parts)
         with self.articulations_at(fractions):
-            return infer_relations(clouds, movable, self.regions(graph), self.room_at, fractions)
+            return infer_relations(clouds, movable, self.regions(graph), self.room_at, fractions), clouds
+
+
+class Perception(CloudReader):
+    """Renders labelled depth from the robot's cameras and reads relations from the clouds."""
+
+    def __init__(self, world: World, width: int = 320, height: int = 240, *, depth_noise: float = 0.0,
+                 pose_error: tuple[float, float] = (0.0, 0.0), seed: int = 0) -> None:
+        """`depth_noise` k: depth gets Gaussian noise of std k * z^2 (a stereo/structured-light
+        sensor's law; k = 0.005 is 5 mm at 1 m). `pose_error` (metres, degrees): every view's camera
+        pose is off by a random rotation and translation of these sizes (a calibration error)."""
+        mj = mujoco_module()
+        super().__init__(world)
+        self.width, self.height = width, height
+        self.depth_noise, self.pose_error = depth_noise, pose_error
+        self.rng = np.random.default_rng(seed)
+        self.renderer = mj.Renderer(world.model, height, width)
+        self.renderer.scene.flags[mj.mjtRndFlag.mjRND_SHADOW] = 0
+        opt = mj.MjvOption()
+        opt.geomgroup[:] = 1
+        opt.geomgroup[0] = 0  # robosuite's collision meshes
+        opt.sitegroup[:] = 0
+        self.option = opt
+
+    def camera(self, name: str) -> CameraModel:
+        w = self.world
+        cid = w.model.camera(CAMERA_NAMES[name]).id
+        return CameraModel.from_convention(self.width, self.height, float(w.model.cam_fovy[cid]), w.data.cam_xpos[cid],
+                                           w.data.cam_xmat[cid].reshape(3, 3), "mujoco")
+
+    def view(self, name: str) -> RGBDView:
+        mj = mujoco_module()
+        r = self.renderer
+        r.enable_depth_rendering()
+        r.update_scene(self.world.data, camera=CAMERA_NAMES[name], scene_option=self.option)
+        depth = r.render().astype(np.float64)
+        r.disable_depth_rendering()
+        r.enable_segmentation_rendering()
+        r.update_scene(self.world.data, camera=CAMERA_NAMES[name], scene_option=self.option)
+        seg = r.render()
+        r.disable_segmentation_rendering()
+        ids, types = seg[..., 0], seg[..., 1]
+        bodies = np.full(ids.shape, -1, dtype=np.int64)
+        geom = (types == mj.mjtObj.mjOBJ_GEOM) & (ids >= 0)
+        bodies[geom] = self.world.model.geom_bodyid[ids[geom]]
+        labels = self.labels_of_bodies(bodies)
+        camera = self.camera(name)
+        if self.depth_noise:
+            depth = depth + self.rng.normal(0.0, 1.0, depth.shape) * self.depth_noise * depth ** 2
+        if any(self.pose_error):
+            t_err, r_err = self.pose_error
+            axis, direction = self.rng.normal(size=3), self.rng.normal(size=3)
+            off = make_T(rotvec_to_R(axis / np.linalg.norm(axis) * np.radians(r_err)),
+                         direction / np.linalg.norm(direction) * t_err)
+            camera = camera.with_pose(camera.T_world_cam @ off)
+        return RGBDView(camera, depth, labels)
+
+    @contextmanager
+    def base_at(self, x: float, y: float, yaw: float) -> Iterator[None]:
+        """Put the robot's base (kinematics only, no physics step) at a pose, then back."""
+        w = self.world
+        saved = (w.qpos("base_x"), w.qpos("base_y"), w.qpos("base_yaw"))
+        try:
+            for j, v in zip(("base_x", "base_y", "base_yaw"), (x, y, yaw), strict=True):
+                w.set_qpos(j, v)
+            w.forward()
+            yield
+        finally:
+            for j, v in zip(("base_x", "base_y", "base_yaw"), saved, strict=True):
+                w.set_qpos(j, v)
+            w.forward()
+
+    def survey(self, cameras: Sequence[str] = VIEW_CAMERAS) -> list[RGBDView]:
+        """Views from every station (the robot looks at each piece of furniture in turn)."""
+        views = []
+        for station in sorted(self.world.plan.stations):
+            x, y, yaw = self.world.plan.stations[station]
+            with self.base_at(x, y, yaw):
+                views += [self.view(c) for c in cameras]
+        return views
 
     def close(self) -> None:
         self.renderer.close()
