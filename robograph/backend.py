@@ -132,11 +132,14 @@ class Percept:
     `locations`: movable node -> (INSIDE | ON | IN_ROOM, target); `open`: articulated node ->
     open, fitted to the points of its moving part; `boxes`: node -> (centre, half extents),
     world frame, metres, axis-aligned, of its points (often only the side a camera saw). Nodes
-    without enough points are absent from all three: unobserved, not guessed."""
+    without enough points are absent from all three: unobserved, not guessed. `movable`: every
+    node whose location the backend reads this way, seen or not (the others' relations are
+    static structure: furniture, rooms)."""
 
     locations: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     open: Mapping[str, bool] = field(default_factory=dict)
     boxes: Mapping[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = field(default_factory=dict)
+    movable: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)

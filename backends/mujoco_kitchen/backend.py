@@ -83,6 +83,10 @@ class MujocoKitchenBackend:
             raise BackendOptionError(f"option segmentation must be true or false, got {segmentation!r}")
         if not isinstance(relations, bool):
             raise BackendOptionError(f"option relations must be true or false, got {relations!r}")
+        if relations:
+            from robograph_calibration.deps import open3d_module
+
+            open3d_module()  # fail early, naming the extra (calibration), when Open3D is missing
         self.relations = relations
         self.segmentation = segmentation or relations
         self.world: Any = None

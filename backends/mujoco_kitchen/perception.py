@@ -172,6 +172,11 @@ class CloudReader:
                 w.set_qpos(joint, q)
             w.forward()
 
+    def movable_in(self, graph: SceneGraph) -> list[str]:
+        """The nodes whose location the clouds decide (objects of `graph` with a body)."""
+        return [n for n in self.movable if graph.nodes.get(n) is not None
+                and graph.nodes[n].kind not in (FURNITURE, ROOM)]
+
     def relations(self, graph: SceneGraph, views: Sequence[RGBDView]) -> Relations:
         """Facts from the clouds. Parts first: their perceived opening poses the regions inside
         them; a part no camera saw keeps the simulator's pose (named in the docs as help)."""
@@ -181,8 +186,7 @@ class CloudReader:
         """`relations` and the fused clouds they came from (keyed by `names`; parts prefixed)."""
         clouds = fuse(views, self.names)
         parts = {p.node: clouds[PART_PREFIX + p.node] for p in self.parts if PART_PREFIX + p.node in clouds}
-        movable = [n for n in self.movable if graph.nodes.get(n) is not None
-                   and graph.nodes[n].kind not in (FURNITURE, ROOM)]
+        movable = self.movable_in(graph)
         fractions = openings(self.parts, parts)
         with self.articulations_at(fractions):
             return infer_relations(clouds, movable, self.regions(graph), self.room_at, fractions), clouds

@@ -42,12 +42,13 @@ def percept(reader: CloudReader, graph: SceneGraph, frames: Sequence[Frame],
     `bodies`: camera -> (H, W) MuJoCo body id per pixel, from the same render as `frames`."""
     views = [RGBDView(f.model, np.asarray(f.depth, dtype=np.float64), reader.labels_of_bodies(bodies[f.camera]))
              for f in frames if f.depth is not None and f.camera in bodies]
+    movable = frozenset(reader.movable_in(graph))
     if not views:
-        return Percept()
+        return Percept(movable=movable)
     with state_kept(reader.world):
         relations, clouds = reader.read(graph, views)
     boxes = {n: (_triple(c.centre), _triple(c.half)) for n, c in clouds.items() if not n.startswith(PART_PREFIX)}
-    return Percept(dict(relations.locations), dict(relations.open), boxes)
+    return Percept(dict(relations.locations), dict(relations.open), boxes, movable)
 
 
 def _triple(v: np.ndarray) -> tuple[float, float, float]:
