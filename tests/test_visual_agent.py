@@ -197,3 +197,11 @@ def test_backend_reads_relations_from_its_frames_depth_without_moving_the_world(
     assert all(percept.open[n] == truth_open[n] for n in percept.open)
     centre, half = percept.boxes["muffin"]
     assert len(centre) == 3 and all(h > 0 for h in half)
+
+
+@pytest.mark.usefixtures("requires_mujoco")
+def test_the_relations_option_is_checked_before_anything_is_built():
+    from robograph.registry import BackendOptionError, make_backend
+
+    with pytest.raises(BackendOptionError, match="option relations must be true or false"):
+        make_backend("mujoco", relations="yes")
