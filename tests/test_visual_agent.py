@@ -10,6 +10,7 @@ import pytest
 
 from robograph.agents import make_agent
 from robograph.agents.base import AgentError, Request
+from robograph.agents.permanence import ObjectPermanence
 from robograph.agents.sight import SightError, camera_coverage, pixel_counts, seen_nodes, self_occlusion
 from robograph.agents.visual_explorer import perceived_observation
 from robograph.backend import Frame
@@ -185,6 +186,14 @@ def test_backend_reads_relations_from_its_frames_depth_without_moving_the_world(
         frames = be.render()
         assert np.array_equal(d.qpos, before[0]) and np.array_equal(d.qvel, before[1])
         truth, truth_open = ground_truth(be.world, inst.graph)
+        # object permanence on real frames: the muffin taken away behind the graph's back is seen
+        # gone (the counter shows through its place); the croissant, untouched, stays believed
+        memory = ObjectPermanence()
+        assert {"muffin", "croissant"} <= memory.update(frames)
+        be.world.set_free_pose(be.world.plan.node_body["muffin"], [0.0, 0.0, 8.0])
+        be.world.forward()
+        after = memory.update(be.render())
+        assert "muffin" not in after and "croissant" in after
     finally:
         be.close()
     percept = frames[0].percept
