@@ -21,8 +21,11 @@ edge in the symbolic view, the share where the two agree (per step, pooled).
 and the agent (payload, encoding the three views, parsing). `spearman` is Spearman's rho per
 metric between the symbolic and visual runs across episodes (`robograph.harness.compare`).
 
-Usage: python scripts/bench_visual.py [--episodes N] [--scenes ID...] [--mode physics|assisted]
-       [--memory on|off] [--relations depth|view] [--bench DIR] [--json]
+--heldout N --seed S runs N indoor scenes compiled from seeds the benchmark does not use (S, S+1,
+...; cached in DIR/heldout/) instead of benchmark scenes.
+
+Usage: python scripts/bench_visual.py [--episodes N] [--scenes ID... | --heldout N --seed S]
+       [--mode physics|assisted] [--memory on|off] [--relations depth|view] [--bench DIR] [--json]
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from robograph.harness.observe import ObservationSpec
 from robograph.harness.rollout import RolloutOptions, run_rollout
 from robograph.instance import TaskInstance
 from robograph.metrics.rollout import rollout_metrics
-from robograph_backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor
+from robograph_backends.mujoco_kitchen.episodes import indoor_scene_ids, load_heldout, load_indoor
 
 METRICS = ("SR", "SSAL", "NGP", "AER", "RAR", "ADR", "SEG")
 LOCATIONS = ("INSIDE", "ON", "IN_ROOM")
@@ -180,6 +183,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=0, help="episodes to run (default: every selected scene)")
     ap.add_argument("--scenes", nargs="*", help="only these benchmark scene ids (e.g. Fridge-I3)")
+    ap.add_argument("--heldout", type=int, default=0, metavar="N",
+                    help="N indoor scenes compiled from seeds the benchmark does not use (see --seed)")
+    ap.add_argument("--seed", type=int, default=1, metavar="S", help="first held-out scene seed (default 1)")
     ap.add_argument("--mode", choices=("physics", "assisted"), default="physics")
     ap.add_argument("--memory", choices=("on", "off"), default="on", help="object permanence across frames")
     ap.add_argument("--relations", choices=("depth", "view"), default="depth",
@@ -187,14 +193,20 @@ def main() -> int:
     ap.add_argument("--bench", default="bench", metavar="DIR", help="compiled benchmark directory (default: bench)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.heldout and args.scenes:
+        ap.error("--heldout and --scenes exclude each other")
     try:
-        loaded = load_indoor(args.bench, args.scenes or indoor_scene_ids())
+        loaded = (load_heldout(args.bench, args.heldout, args.seed) if args.heldout
+                  else load_indoor(args.bench, args.scenes or indoor_scene_ids()))
     except RoboGraphError as exc:
         ap.exit(2, f"error: {exc}\n")
     for sid, why in loaded.failed.items():
         print(f"{sid:16s} not compiled: {why}")
     pool = loaded.instances[: args.episodes or None]
     figs = figures(pool, args.mode, args.memory == "on", args.relations)
+    figs["heldout"] = bool(args.heldout)
+    if args.heldout:
+        figs["heldout_seed"] = args.seed
     print(f"[{figs['mode']}] {figs['episodes']} episodes: SR symbolic {figs['sr_symbolic']} visual {figs['sr_visual']} "
           f"({figs['perception']}); coverage {figs['camera_coverage']}, self-occlusion {figs['self_occlusion']}; "
           f"{figs['seconds_per_step']:.2f} s/step, harness overhead {figs['visual_overhead_ms_per_step']:.1f} ms/step")
