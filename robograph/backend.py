@@ -125,11 +125,30 @@ class Capabilities:
 
 
 @dataclass(frozen=True, slots=True)
+class Percept:
+    """Relations a backend read from the depth of one `render()` call's frames, fused over all
+    of them (every frame of the call carries the same object): depth back-projected through
+    each camera's model into per-node clouds, then the reconcile's own region predicates.
+    `locations`: movable node -> (INSIDE | ON | IN_ROOM, target); `open`: articulated node ->
+    open, fitted to the points of its moving part; `boxes`: node -> (centre, half extents),
+    world frame, metres, axis-aligned, of its points (often only the side a camera saw). Nodes
+    without enough points are absent from all three: unobserved, not guessed. `movable`: every
+    node whose location the backend reads this way, seen or not (the others' relations are
+    static structure: furniture, rooms)."""
+
+    locations: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    open: Mapping[str, bool] = field(default_factory=dict)
+    boxes: Mapping[str, tuple[tuple[float, float, float], tuple[float, float, float]]] = field(default_factory=dict)
+    movable: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
 class Frame:
     """One rendered view. image (H, W, 3) uint8; depth (H, W) float32 metres along the optical
     axis; segmentation (H, W) int64 labels (-1 = nothing); `labels[k]` is the node id label k
     shows, so a perception agent can name what it sees without the backend; `timestamp` in
-    seconds of the backend's clock (simulation time for a simulator, ROS time for a robot)."""
+    seconds of the backend's clock (simulation time for a simulator, ROS time for a robot);
+    `percept`: relations read from depth, when the backend was asked for them (see `Percept`)."""
 
     camera: str
     image: np.ndarray
@@ -138,6 +157,7 @@ class Frame:
     depth: np.ndarray | None = None
     segmentation: np.ndarray | None = None
     labels: tuple[str, ...] = ()
+    percept: Percept | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,20 +5,27 @@ Two runs per episode through the harness's own rollout loop, one backend kept al
 (`WorkerBackends`, as a runner worker does):
 - symbolic: `explorer`, `--observation symbolic` (no rendering);
 - visual: `visual_explorer`, `--observation both` with three 320x240 views (head, left, right)
-  rendered every step with depth and node-labelled segmentation. Help the simulator gives
-  (named beside the figures): object identities come from its segmentation ("segmentation
-  perception"), and the perceived view keeps the symbolic view's relations among perceived
-  nodes (relations are not re-derived from depth here).
+  rendered every step with depth and node-labelled segmentation, and the backend's reading of
+  relations from that depth (`--backend-opt relations=true`). Help the simulator gives (named
+  beside the figures): object identities come from its segmentation, camera poses and the
+  static structure (furniture regions, articulation kinematics) from its model: "segmentation
+  perception + depth relations". `--memory off` / `--relations view` run the agent's first
+  version (per-frame sight; the symbolic view's relations among perceived nodes) for comparison.
 
 Per step of the visual run: camera coverage = the fraction of the nodes visible in the symbolic
 view (those a camera could show: objects and furniture, not rooms or the robot) that at least one
-camera shows with >= 30 pixels; self-occlusion = the share of head-camera pixels showing the robot.
+camera shows with >= 30 pixels; self-occlusion = the share of head-camera pixels showing the robot;
+depth relation agreement = of the movable nodes with both a depth-read location and a location
+edge in the symbolic view, the share where the two agree (per step, pooled).
 `visual_overhead_ms_per_step` is the harness's own cost per visual step beyond physics, rendering
 and the agent (payload, encoding the three views, parsing). `spearman` is Spearman's rho per
 metric between the symbolic and visual runs across episodes (`robograph.harness.compare`).
 
-Usage: python scripts/bench_visual.py [--episodes N] [--scenes ID...] [--mode physics|assisted]
-       [--bench DIR] [--json]
+--heldout N --seed S runs N indoor scenes compiled from seeds the benchmark does not use (S, S+1,
+...; cached in DIR/heldout/) instead of benchmark scenes.
+
+Usage: python scripts/bench_visual.py [--episodes N] [--scenes ID... | --heldout N --seed S]
+       [--mode physics|assisted] [--memory on|off] [--relations depth|view] [--bench DIR] [--json]
 """
 
 from __future__ import annotations
@@ -41,10 +48,13 @@ from robograph.harness.observe import ObservationSpec
 from robograph.harness.rollout import RolloutOptions, run_rollout
 from robograph.instance import TaskInstance
 from robograph.metrics.rollout import rollout_metrics
-from robograph_backends.mujoco_kitchen.episodes import indoor_scene_ids, load_indoor
+from robograph_backends.mujoco_kitchen.episodes import indoor_scene_ids, load_heldout, load_indoor
 
 METRICS = ("SR", "SSAL", "NGP", "AER", "RAR", "ADR", "SEG")
+LOCATIONS = ("INSIDE", "ON", "IN_ROOM")
 HEAD = "head"
+PERCEPTION = {"depth": "segmentation perception + depth relations",
+              "view": "segmentation perception + the symbolic view's relations among perceived nodes"}
 
 
 @dataclass
@@ -53,6 +63,8 @@ class CameraLog:
 
     coverage: list[float] = field(default_factory=list)
     self_occlusion: list[float] = field(default_factory=list)
+    relations_agreed: int = 0
+    relations_compared: int = 0
 
 
 class Measured:
@@ -73,6 +85,13 @@ class Measured:
         if cov is not None:
             self.log.coverage.append(cov)
         self.log.self_occlusion += [self_occlusion(f) for f in frames if f.camera == HEAD]
+        percept = frames[0].percept if frames else None
+        if percept is not None:
+            symbolic = {e["from"]: (e["relation"], e["to"]) for e in request.payload["current_observation"]["visible_edges"]
+                        if e["relation"] in LOCATIONS}
+            both = [n for n in percept.locations if n in symbolic]
+            self.log.relations_compared += len(both)
+            self.log.relations_agreed += sum(percept.locations[n] == symbolic[n] for n in both)
         return self.agent.act(request)
 
 
@@ -106,11 +125,11 @@ def per_step_ms(sums: dict[str, float], key: str) -> float:
     return 1000.0 * sums[key] / max(sums["steps"], 1)
 
 
-def figures(pool: Sequence[TaskInstance], mode: str) -> dict[str, Any]:
+def figures(pool: Sequence[TaskInstance], mode: str, memory: bool = True, relations: str = "depth") -> dict[str, Any]:
     log = CameraLog()
     symbolic = Arm(make_agent("explorer"), RolloutOptions(), {"mode": mode})
-    visual = Arm(Measured(make_agent("visual_explorer"), log), RolloutOptions(ObservationSpec("both")),
-                 {"mode": mode, "segmentation": True})
+    visual = Arm(Measured(make_agent("visual_explorer", memory=memory, relations=relations), log),
+                 RolloutOptions(ObservationSpec("both")), {"mode": mode, "relations": True})
     with symbolic.backends, visual.backends:
         for inst in pool:
             s, v = symbolic.run(inst), visual.run(inst)
@@ -149,6 +168,9 @@ def figures(pool: Sequence[TaskInstance], mode: str) -> dict[str, Any]:
         "self_occlusion_max": max(log.self_occlusion, default=None),
         "backends_built_visual_run": built,
         "identities": "segmentation perception (the simulator's segmentation)",
+        "perception": PERCEPTION[relations] + (" + object permanence" if memory else " (per-frame, no memory)"),
+        "depth_relation_agreement": log.relations_agreed / log.relations_compared if log.relations_compared else None,
+        "depth_relations_compared": log.relations_compared,
     }
 
 
@@ -161,20 +183,32 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=0, help="episodes to run (default: every selected scene)")
     ap.add_argument("--scenes", nargs="*", help="only these benchmark scene ids (e.g. Fridge-I3)")
+    ap.add_argument("--heldout", type=int, default=0, metavar="N",
+                    help="N indoor scenes compiled from seeds the benchmark does not use (see --seed)")
+    ap.add_argument("--seed", type=int, default=1, metavar="S", help="first held-out scene seed (default 1)")
     ap.add_argument("--mode", choices=("physics", "assisted"), default="physics")
+    ap.add_argument("--memory", choices=("on", "off"), default="on", help="object permanence across frames")
+    ap.add_argument("--relations", choices=("depth", "view"), default="depth",
+                    help="relations from the backend's depth reading or the symbolic view's among perceived nodes")
     ap.add_argument("--bench", default="bench", metavar="DIR", help="compiled benchmark directory (default: bench)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.heldout and args.scenes:
+        ap.error("--heldout and --scenes exclude each other")
     try:
-        loaded = load_indoor(args.bench, args.scenes or indoor_scene_ids())
+        loaded = (load_heldout(args.bench, args.heldout, args.seed) if args.heldout
+                  else load_indoor(args.bench, args.scenes or indoor_scene_ids()))
     except RoboGraphError as exc:
         ap.exit(2, f"error: {exc}\n")
     for sid, why in loaded.failed.items():
         print(f"{sid:16s} not compiled: {why}")
     pool = loaded.instances[: args.episodes or None]
-    figs = figures(pool, args.mode)
-    print(f"[{figs['mode']}] {figs['episodes']} episodes: SR symbolic {figs['sr_symbolic']} visual {figs['sr_visual']}; "
-          f"coverage {figs['camera_coverage']}, self-occlusion {figs['self_occlusion']} (segmentation perception); "
+    figs = figures(pool, args.mode, args.memory == "on", args.relations)
+    figs["heldout"] = bool(args.heldout)
+    if args.heldout:
+        figs["heldout_seed"] = args.seed
+    print(f"[{figs['mode']}] {figs['episodes']} episodes: SR symbolic {figs['sr_symbolic']} visual {figs['sr_visual']} "
+          f"({figs['perception']}); coverage {figs['camera_coverage']}, self-occlusion {figs['self_occlusion']}; "
           f"{figs['seconds_per_step']:.2f} s/step, harness overhead {figs['visual_overhead_ms_per_step']:.1f} ms/step")
     if args.json:
         print(json.dumps(figs, sort_keys=True))

@@ -10,6 +10,7 @@ import pytest
 
 from robograph.agents import make_agent
 from robograph.agents.base import AgentError, Request
+from robograph.agents.permanence import ObjectPermanence
 from robograph.agents.sight import SightError, camera_coverage, pixel_counts, seen_nodes, self_occlusion
 from robograph.agents.visual_explorer import perceived_observation
 from robograph.backend import Frame
@@ -129,6 +130,7 @@ def test_perception_sees_what_the_head_faces_and_nothing_the_view_hides():
 @pytest.mark.slow
 @pytest.mark.usefixtures("requires_mujoco")
 def test_visual_explorer_solves_an_easy_mujoco_episode_from_the_cameras():
+    pytest.importorskip("open3d")
     from robograph.harness.observe import ObservationSpec
     from robograph.harness.rollout import RolloutOptions, run_rollout
     from robograph.instance import TaskInstance
@@ -154,7 +156,7 @@ def test_visual_explorer_solves_an_easy_mujoco_episode_from_the_cameras():
             seen_per_step.append(seen_nodes(request.frames.values()))
             return self.agent.act(request)
 
-    backend = make_backend("mujoco", segmentation=True)
+    backend = make_backend("mujoco", relations=True)
     try:
         out = run_rollout(easy, Recording(), backend, seed=0, options=RolloutOptions(ObservationSpec("both")))
     finally:
@@ -162,3 +164,53 @@ def test_visual_explorer_solves_an_easy_mujoco_episode_from_the_cameras():
     metrics = rollout_metrics(out.trace)
     assert metrics["SR"] == 100.0, [s.record.to_json() for s in out.trace.states]
     assert len(seen_per_step) == metrics["steps"] and {"muffin", "serving_tray"} <= seen_per_step[0]
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("requires_mujoco")
+def test_backend_reads_relations_from_its_frames_depth_without_moving_the_world():
+    pytest.importorskip("open3d")
+    import numpy as np
+
+    from robograph.registry import make_backend
+    from robograph_backends.mujoco_kitchen.perception import ground_truth
+    from robograph_backends.mujoco_kitchen.samples import buffet_tray
+
+    inst = buffet_tray()
+    be = make_backend("mujoco", relations=True)
+    try:
+        be.reset(inst.graph, seed=0)
+        be.world.step(50)  # something in motion: velocities the reading must not touch
+        d = be.world.data
+        before = (d.qpos.copy(), d.qvel.copy())
+        frames = be.render()
+        assert np.array_equal(d.qpos, before[0]) and np.array_equal(d.qvel, before[1])
+        truth, truth_open = ground_truth(be.world, inst.graph)
+        # object permanence on real frames: the muffin taken away behind the graph's back is seen
+        # gone (the counter shows through its place); the croissant, untouched, stays believed
+        memory = ObjectPermanence()
+        assert {"muffin", "croissant"} <= memory.update(frames)
+        be.world.set_free_pose(be.world.plan.node_body["muffin"], [0.0, 0.0, 8.0])
+        be.world.forward()
+        after = memory.update(be.render())
+        assert "muffin" not in after and "croissant" in after
+    finally:
+        be.close()
+    percept = frames[0].percept
+    assert percept is not None and all(f.percept is percept for f in frames)
+    seen = seen_nodes(frames)
+    # every object the cameras show well has a location, and it is the simulator's own reading
+    assert {"muffin", "serving_tray"} <= set(percept.locations) <= set(percept.movable)
+    assert all(percept.locations[n] == truth[n] for n in percept.locations), (percept.locations, truth)
+    assert set(percept.locations) >= (seen & set(percept.movable)) - {"robot"}
+    assert all(percept.open[n] == truth_open[n] for n in percept.open)
+    centre, half = percept.boxes["muffin"]
+    assert len(centre) == 3 and all(h > 0 for h in half)
+
+
+@pytest.mark.usefixtures("requires_mujoco")
+def test_the_relations_option_is_checked_before_anything_is_built():
+    from robograph.registry import BackendOptionError, make_backend
+
+    with pytest.raises(BackendOptionError, match="option relations must be true or false"):
+        make_backend("mujoco", relations="yes")

@@ -11,6 +11,7 @@ motion stopped and is reconciled as it is), never an exception.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -55,12 +56,15 @@ class MujocoKitchenBackend:
     grasps; each help is listed in Execution.info["assists"]); width/height of rendered images
     (px); cameras rendered by default (any of head, left, right, left_wrist, right_wrist);
     spares = bodies reserved for nodes that events add; segmentation = render() also returns
-    depth and segmentation labelled with node ids (for the built-in visual agent and coverage)."""
+    depth and segmentation labelled with node ids (for the built-in visual agent and coverage);
+    relations = render() also reads INSIDE/ON/IN_ROOM/OPEN from that depth (`Frame.percept`,
+    see seen.py; implies segmentation)."""
 
     name = "mujoco"
 
     def __init__(self, mode: str = "physics", width: int = 320, height: int = 240,
-                 cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3, segmentation: bool = False) -> None:
+                 cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3, segmentation: bool = False,
+                 relations: bool = False) -> None:
         from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
 
         if mode not in EXECUTION_MODES:
@@ -77,11 +81,19 @@ class MujocoKitchenBackend:
         self.spares = int(spares)
         if not isinstance(segmentation, bool):
             raise BackendOptionError(f"option segmentation must be true or false, got {segmentation!r}")
-        self.segmentation = segmentation
+        if not isinstance(relations, bool):
+            raise BackendOptionError(f"option relations must be true or false, got {relations!r}")
+        if relations:
+            from robograph_calibration.deps import open3d_module
+
+            open3d_module()  # fail early, naming the extra (calibration), when Open3D is missing
+        self.relations = relations
+        self.segmentation = segmentation or relations
         self.world: Any = None
         self.robot: Any = None
         self.scene: Any = None
         self._cams: Any = None
+        self._reader: Any = None
         self.last_info: dict[str, Any] = {}
 
     @property
@@ -113,6 +125,7 @@ class MujocoKitchenBackend:
         if self._cams is not None:
             self._cams.close()
             self._cams = None
+        self._reader = None
         self.world = None
 
     # graph <-> world -------------------------------------------------------------------------------
@@ -127,6 +140,8 @@ class MujocoKitchenBackend:
         self.scene.graph = graph
         if self._cams is not None:
             self._cams.refresh_nodes()
+        if self._reader is not None:
+            self._reader.refresh_labels()
 
     def reconcile(self, expected: SceneGraph) -> SceneGraph:
         from robograph_backends.mujoco_kitchen.sense import reconcile
@@ -215,9 +230,19 @@ class MujocoKitchenBackend:
     # cameras ---------------------------------------------------------------------------------------
     def render(self, cameras: Sequence[str] | None = None) -> list[Frame]:
         """RGB frames of `cameras` (default: the declared ones), stamped with simulation time; with
-        the `segmentation` option also depth and node-labelled segmentation."""
+        the `segmentation` option also depth and node-labelled segmentation; with `relations`
+        also the relations read from that depth (`Frame.percept`, the same on every frame)."""
         seg = self.segmentation
-        return self.cameras_renderer().frames(cameras or self.cameras, depth=seg, segmentation=seg)
+        if not self.relations:
+            return self.cameras_renderer().frames(cameras or self.cameras, depth=seg, segmentation=seg)
+        from robograph_backends.mujoco_kitchen.perception import CloudReader
+        from robograph_backends.mujoco_kitchen.seen import percept
+
+        frames, bodies = self.cameras_renderer().frames_and_bodies(cameras or self.cameras, depth=True, segmentation=True)
+        if self._reader is None or self._reader.world is not self.world:
+            self._reader = CloudReader(self.world)
+        seen = percept(self._reader, self.scene.graph, frames, bodies)
+        return [dataclasses.replace(f, percept=seen) for f in frames]
 
     # the robot's kinematic state (what a robot driver publishes as JointState and TF) ---------------
     def joint_state(self) -> tuple[list[str], list[float]]:

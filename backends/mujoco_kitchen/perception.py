@@ -29,7 +29,7 @@ from robograph_backends.mujoco_kitchen.sense import node_bodies, read
 from robograph_backends.mujoco_kitchen.world import World
 from robograph_backends.reading import TOL
 from robograph_calibration.camera import CameraModel
-from robograph_calibration.cloud import RGBDView, fuse
+from robograph_calibration.cloud import ObjectCloud, RGBDView, fuse
 from robograph_calibration.relations import Agreement, Relations, compare, infer_relations, openings
 from robograph_calibration.transforms import make_T, rotvec_to_R
 
@@ -106,25 +106,13 @@ class WorldPart:
         return float(np.mean(best)) / (OPEN_STEPS - 1)
 
 
-class Perception:
-    """Renders labelled depth from the robot's cameras and reads relations from the clouds."""
+class CloudReader:
+    """Relations from labelled RGB-D views of a world, without a renderer of its own: the label
+    scheme (movable objects, then articulated parts), the regions and the part models. The
+    backend's own frames (`relations=true`) and `Perception`'s survey views both go through it."""
 
-    def __init__(self, world: World, width: int = 320, height: int = 240, *, depth_noise: float = 0.0,
-                 pose_error: tuple[float, float] = (0.0, 0.0), seed: int = 0) -> None:
-        """`depth_noise` k: depth gets Gaussian noise of std k * z^2 (a stereo/structured-light
-        sensor's law; k = 0.005 is 5 mm at 1 m). `pose_error` (metres, degrees): every view's camera
-        pose is off by a random rotation and translation of these sizes (a calibration error)."""
-        mj = mujoco_module()
-        self.world, self.width, self.height = world, width, height
-        self.depth_noise, self.pose_error = depth_noise, pose_error
-        self.rng = np.random.default_rng(seed)
-        self.renderer = mj.Renderer(world.model, height, width)
-        self.renderer.scene.flags[mj.mjtRndFlag.mjRND_SHADOW] = 0
-        opt = mj.MjvOption()
-        opt.geomgroup[:] = 1
-        opt.geomgroup[0] = 0  # robosuite's collision meshes
-        opt.sitegroup[:] = 0
-        self.option = opt
+    def __init__(self, world: World) -> None:
+        self.world = world
         self.refresh_labels()
 
     def refresh_labels(self) -> None:
@@ -145,6 +133,86 @@ class Perception:
         self._label_of_body = table
         self.parts = [WorldPart(w, n) for n in arts]
 
+    def labels_of_bodies(self, bodies: np.ndarray) -> np.ndarray:
+        """Per-pixel body ids (-1 = none) -> this reader's labels (index into `names`, -1 = none)."""
+        bodies = np.asarray(bodies)
+        out = np.full(bodies.shape, -1, dtype=np.int64)
+        hit = bodies >= 0
+        out[hit] = self._label_of_body[bodies[hit]]
+        return out
+
+    def room_at(self, centre: np.ndarray) -> str | None:
+        return self.world.plan.room_at(float(centre[0]), float(centre[1]))
+
+    def regions(self, graph: SceneGraph) -> list[WorldRegion]:
+        """The reconcile's candidate regions: container interiors, then support surfaces."""
+        plan = self.world.plan
+        out = [WorldRegion(self.world, r, n) for n, r in sorted(plan.regions.items()) if r.inside and n in graph.nodes]
+        for n in sorted(set(plan.regions) | set(plan.tops)):
+            r = plan.support_region(n, "ON")
+            if n in graph.nodes and r is not None and not r.inside:
+                out.append(WorldRegion(self.world, r, n))
+        return out
+
+    @contextmanager
+    def articulations_at(self, fractions: dict[str, float]) -> Iterator[None]:
+        """Pose the articulated parts (kinematics only) at the perceived openings, so drawer and
+        door regions sit where the clouds say, not where the simulator has them; then back."""
+        w = self.world
+        arts = [a for n, f in fractions.items() for a in w.plan.articulations[n]]
+        saved = {a.joint: w.qpos(a.joint) for a in arts}
+        try:
+            for n, f in fractions.items():
+                for a in w.plan.articulations[n]:
+                    w.set_qpos(a.joint, a.closed + f * (a.open - a.closed))
+            w.forward()
+            yield
+        finally:
+            for joint, q in saved.items():
+                w.set_qpos(joint, q)
+            w.forward()
+
+    def movable_in(self, graph: SceneGraph) -> list[str]:
+        """The nodes whose location the clouds decide (objects of `graph` with a body)."""
+        return [n for n in self.movable if graph.nodes.get(n) is not None
+                and graph.nodes[n].kind not in (FURNITURE, ROOM)]
+
+    def relations(self, graph: SceneGraph, views: Sequence[RGBDView]) -> Relations:
+        """Facts from the clouds. Parts first: their perceived opening poses the regions inside
+        them; a part no camera saw keeps the simulator's pose (named in the docs as help)."""
+        return self.read(graph, views)[0]
+
+    def read(self, graph: SceneGraph, views: Sequence[RGBDView]) -> tuple[Relations, dict[str, ObjectCloud]]:
+        """`relations` and the fused clouds they came from (keyed by `names`; parts prefixed)."""
+        clouds = fuse(views, self.names)
+        parts = {p.node: clouds[PART_PREFIX + p.node] for p in self.parts if PART_PREFIX + p.node in clouds}
+        movable = self.movable_in(graph)
+        fractions = openings(self.parts, parts)
+        with self.articulations_at(fractions):
+            return infer_relations(clouds, movable, self.regions(graph), self.room_at, fractions), clouds
+
+
+class Perception(CloudReader):
+    """Renders labelled depth from the robot's cameras and reads relations from the clouds."""
+
+    def __init__(self, world: World, width: int = 320, height: int = 240, *, depth_noise: float = 0.0,
+                 pose_error: tuple[float, float] = (0.0, 0.0), seed: int = 0) -> None:
+        """`depth_noise` k: depth gets Gaussian noise of std k * z^2 (a stereo/structured-light
+        sensor's law; k = 0.005 is 5 mm at 1 m). `pose_error` (metres, degrees): every view's camera
+        pose is off by a random rotation and translation of these sizes (a calibration error)."""
+        mj = mujoco_module()
+        super().__init__(world)
+        self.width, self.height = width, height
+        self.depth_noise, self.pose_error = depth_noise, pose_error
+        self.rng = np.random.default_rng(seed)
+        self.renderer = mj.Renderer(world.model, height, width)
+        self.renderer.scene.flags[mj.mjtRndFlag.mjRND_SHADOW] = 0
+        opt = mj.MjvOption()
+        opt.geomgroup[:] = 1
+        opt.geomgroup[0] = 0  # robosuite's collision meshes
+        opt.sitegroup[:] = 0
+        self.option = opt
+
     def camera(self, name: str) -> CameraModel:
         w = self.world
         cid = w.model.camera(CAMERA_NAMES[name]).id
@@ -163,9 +231,10 @@ class Perception:
         seg = r.render()
         r.disable_segmentation_rendering()
         ids, types = seg[..., 0], seg[..., 1]
-        labels = np.full(ids.shape, -1, dtype=np.int64)
+        bodies = np.full(ids.shape, -1, dtype=np.int64)
         geom = (types == mj.mjtObj.mjOBJ_GEOM) & (ids >= 0)
-        labels[geom] = self._label_of_body[self.world.model.geom_bodyid[ids[geom]]]
+        bodies[geom] = self.world.model.geom_bodyid[ids[geom]]
+        labels = self.labels_of_bodies(bodies)
         camera = self.camera(name)
         if self.depth_noise:
             depth = depth + self.rng.normal(0.0, 1.0, depth.shape) * self.depth_noise * depth ** 2
@@ -200,48 +269,6 @@ class Perception:
             with self.base_at(x, y, yaw):
                 views += [self.view(c) for c in cameras]
         return views
-
-    def room_at(self, centre: np.ndarray) -> str | None:
-        return self.world.plan.room_at(float(centre[0]), float(centre[1]))
-
-    def regions(self, graph: SceneGraph) -> list[WorldRegion]:
-        """The reconcile's candidate regions: container interiors, then support surfaces."""
-        plan = self.world.plan
-        out = [WorldRegion(self.world, r, n) for n, r in sorted(plan.regions.items()) if r.inside and n in graph.nodes]
-        for n in sorted(set(plan.regions) | set(plan.tops)):
-            r = plan.support_region(n, "ON")
-            if n in graph.nodes and r is not None and not r.inside:
-                out.append(WorldRegion(self.world, r, n))
-        return out
-
-    @contextmanager
-    def articulations_at(self, fractions: dict[str, float]) -> Iterator[None]:
-        """Pose the articulated parts (kinematics only) at the perceived openings, so drawer and
-        door regions sit where the clouds say, not where the simulator has them; then back."""
-        w = self.world
-        arts = [a for n, f in fractions.items() for a in w.plan.articulations[n]]
-        saved = {a.joint: w.qpos(a.joint) for a in arts}
-        try:
-            for n, f in fractions.items():
-                for a in w.plan.articulations[n]:
-                    w.set_qpos(a.joint, a.closed + f * (a.open - a.closed))
-            w.forward()
-            yield
-        finally:
-            for joint, q in saved.items():
-                w.set_qpos(joint, q)
-            w.forward()
-
-    def relations(self, graph: SceneGraph, views: Sequence[RGBDView]) -> Relations:
-        """Facts from the clouds. Parts first: their perceived opening poses the regions inside
-        them; a part no camera saw keeps the simulator's pose (named in the docs as help)."""
-        clouds = fuse(views, self.names)
-        parts = {p.node: clouds[PART_PREFIX + p.node] for p in self.parts if PART_PREFIX + p.node in clouds}
-        movable = [n for n in self.movable if graph.nodes.get(n) is not None
-                   and graph.nodes[n].kind not in (FURNITURE, ROOM)]
-        fractions = openings(self.parts, parts)
-        with self.articulations_at(fractions):
-            return infer_relations(clouds, movable, self.regions(graph), self.room_at, fractions)
 
     def close(self) -> None:
         self.renderer.close()

@@ -97,7 +97,8 @@ class Cameras:
     def render(self, cameras: Sequence[str] | None = None, *, depth: bool = False,
                segmentation: bool = False) -> dict[str, Any]:
         """{camera: rgb (H,W,3) uint8} plus `{camera}_depth` (H,W) float32 metres and
-        `{camera}_seg` (H,W) int64 node index (see node_ids; -1 = no node) when asked."""
+        `{camera}_seg` (H,W) int64 node index (see node_ids; -1 = no node) and `{camera}_body`
+        (H,W) int64 MuJoCo body id (-1 = none) when asked."""
         t0 = time.perf_counter()
         out: dict[str, Any] = {}
         for name in cameras or DEFAULT_CAMERAS:
@@ -106,7 +107,8 @@ class Cameras:
             if depth:
                 out[f"{name}_depth"] = self._render(cam, "depth").astype(np.float32)
             if segmentation:
-                out[f"{name}_seg"] = self.segment(self._render(cam, "seg"))
+                out[f"{name}_body"] = self.bodies(self._render(cam, "seg"))
+                out[f"{name}_seg"] = self.node_labels(out[f"{name}_body"])
         self.world.timers.render_s += time.perf_counter() - t0
         return out
 
@@ -114,21 +116,39 @@ class Cameras:
                segmentation: bool = False) -> list[Frame]:
         """The Backend protocol's view of `render`: one Frame per camera with its CameraModel in
         the current state, stamped with simulation time (s)."""
+        return self.frames_and_bodies(cameras, depth=depth, segmentation=segmentation)[0]
+
+    def frames_and_bodies(self, cameras: Sequence[str] | None = None, *, depth: bool = False,
+                          segmentation: bool = False) -> tuple[list[Frame], dict[str, np.ndarray]]:
+        """`frames` plus, with segmentation, each camera's (H,W) MuJoCo body id per pixel (-1 =
+        none): finer than the node labels (a fridge's door apart from its carcass), for reading
+        relations from depth (`seen.percept`)."""
         cams = list(cameras or DEFAULT_CAMERAS)
         images = self.render(cams, depth=depth, segmentation=segmentation)
         stamp = float(self.world.data.time)
         labels = tuple(self.node_ids) if segmentation else ()
-        return [Frame(name, images[name], self.model_of(name), stamp,
-                      depth=images.get(f"{name}_depth"), segmentation=images.get(f"{name}_seg"), labels=labels)
-                for name in cams]
+        frames = [Frame(name, images[name], self.model_of(name), stamp,
+                        depth=images.get(f"{name}_depth"), segmentation=images.get(f"{name}_seg"), labels=labels)
+                  for name in cams]
+        return frames, {name: images[f"{name}_body"] for name in cams if f"{name}_body" in images}
 
-    def segment(self, seg: np.ndarray) -> np.ndarray:
+    def bodies(self, seg: np.ndarray) -> np.ndarray:
+        """MuJoCo's raw segmentation (H,W,2) -> body id per pixel (-1 = no geom)."""
         mj = mujoco_module()
         ids, types = seg[..., 0], seg[..., 1]
         out = np.full(ids.shape, -1, dtype=np.int64)
         geom = (types == mj.mjtObj.mjOBJ_GEOM) & (ids >= 0)
-        bodies = self.world.model.geom_bodyid[ids[geom]]
-        out[geom] = self._node_of_body[bodies]
+        out[geom] = self.world.model.geom_bodyid[ids[geom]]
+        return out
+
+    def segment(self, seg: np.ndarray) -> np.ndarray:
+        """MuJoCo's raw segmentation -> node index per pixel (see node_ids; -1 = no node)."""
+        return self.node_labels(self.bodies(seg))
+
+    def node_labels(self, bodies: np.ndarray) -> np.ndarray:
+        out = np.full(bodies.shape, -1, dtype=np.int64)
+        hit = bodies >= 0
+        out[hit] = self._node_of_body[bodies[hit]]
         return out
 
     def visible_nodes(self, camera: str = "head", min_pixels: int = 4) -> dict[str, int]:
