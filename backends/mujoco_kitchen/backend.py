@@ -55,12 +55,16 @@ class MujocoKitchenBackend:
     grasps; each help is listed in Execution.info["assists"]); width/height of rendered images
     (px); cameras rendered by default (any of head, left, right, left_wrist, right_wrist);
     spares = bodies reserved for nodes that events add; segmentation = render() also returns
-    depth and segmentation labelled with node ids (for the built-in visual agent and coverage)."""
+    depth and segmentation labelled with node ids (for the built-in visual agent and coverage);
+    dress = objects look like their category with a label of their name (visual-only parts,
+    dress.py; false: the plain collision primitives); gaze = the head looks at the furniture the
+    robot works at and the side cameras ahead of the hands (gaze.py; false: fixed mounts)."""
 
     name = "mujoco"
 
     def __init__(self, mode: str = "physics", width: int = 320, height: int = 240,
-                 cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3, segmentation: bool = False) -> None:
+                 cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3, segmentation: bool = False,
+                 dress: bool = True, gaze: bool = True) -> None:
         from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
 
         if mode not in EXECUTION_MODES:
@@ -78,6 +82,10 @@ class MujocoKitchenBackend:
         if not isinstance(segmentation, bool):
             raise BackendOptionError(f"option segmentation must be true or false, got {segmentation!r}")
         self.segmentation = segmentation
+        for name, flag in (("dress", dress), ("gaze", gaze)):
+            if not isinstance(flag, bool):
+                raise BackendOptionError(f"option {name} must be true or false, got {flag!r}")
+        self.dress, self.gaze = dress, gaze
         self.world: Any = None
         self.robot: Any = None
         self.scene: Any = None
@@ -104,7 +112,7 @@ class MujocoKitchenBackend:
 
         self.close()
         self.world = World.build(graph, spares=self.spares, offwidth=max(640, self.width),
-                                 offheight=max(480, self.height))
+                                 offheight=max(480, self.height), dress=self.dress)
         self.robot = MujocoRobot(self.world)
         self.scene = KitchenScene(self.world, assisted=self.mode == "assisted")
         self.scene.graph = graph
@@ -223,7 +231,7 @@ class MujocoKitchenBackend:
         from robograph_backends.mujoco_kitchen.render import Cameras
 
         if self._cams is None:
-            self._cams = Cameras(self.world, self.width, self.height)
+            self._cams = Cameras(self.world, self.width, self.height, gaze=self.gaze)
         return self._cams
 
 
