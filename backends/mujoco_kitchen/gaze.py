@@ -12,12 +12,14 @@ Gaze rules (deterministic functions of the world's state):
   point `HEAD_DEPTH` into its static footprint from its front face, at the robot's own y
   (clamped to the footprint), at the height of its top (at most `HEAD_MAX_Z`). The narrower
   field of view (`HEAD_FOVY`) leaves the arms' home posture below and beside the frame.
-- left / right, hand working (arm away from its home posture, or fingers closed): the work
-  furniture's top just beyond the hand: `SIDE_AHEAD` in front of its grip site (at least
-  `SIDE_DEPTH` into the footprint), at the hand's y (clamped to the footprint): what it is about
-  to reach. Hand at rest: the room on its side (the nearest other furniture there, else that
-  half of the work furniture), so the three views together cover the room. In a room without
-  furniture, the point `SIDE_AHEAD` ahead of the grip site and `SIDE_DROP` below it.
+- left / right: the room on the camera's side, so the three views together cover the room: the
+  nearest other furniture on that side (its footprint as the head's rule places the point);
+  with none there, what is in front of the hand while it works (arm away from its home
+  posture, or fingers closed): the work furniture's top `SIDE_AHEAD` beyond its grip site (at
+  least `SIDE_DEPTH` into the footprint), at the hand's y (clamped to the footprint); a hand at
+  rest, its half of the work furniture. In a room without furniture, the point `SIDE_AHEAD`
+  ahead of the grip site and `SIDE_DROP` below it. (The eye-in-hand cameras `left_wrist` /
+  `right_wrist` always show what is in front of the hands.)
 """
 
 from __future__ import annotations
@@ -108,18 +110,16 @@ def aims(world: World) -> list[Aim]:
     base = np.array([world.qpos("base_x"), world.qpos("base_y")])
     lateral = np.array([-math.sin(yaw), math.cos(yaw)])  # the base's left
     for hand, grip in grips.items():
-        if not idle(world, hand):
-            # the surface just beyond the working hand: what it is about to reach
-            x = _clamp(float(grip[0]) + SIDE_AHEAD, lo[0] + SIDE_DEPTH * (hi[0] - lo[0]), hi[0])
-            out.append(Aim(hand, (x, _clamp(float(grip[1]), lo[1], hi[1]), z), SIDE_FOVY))
-            continue
-        # a resting hand's camera looks over the room on its side: the nearest other furniture
-        # there, else its own half of the work furniture
+        # the nearest other furniture on the hand's side of the room, else what is in front of
+        # the hand while it works, else the hand's own half of the work furniture
         sign = 1.0 if hand == "left" else -1.0
         others = [n for n in near[1:] if sign * float((np.asarray(world.plan.stations[n][:2]) - base) @ lateral) > 0.05]
         if others:
             olo, ohi = footprint(world, others[0])
             target = (olo[0] + HEAD_DEPTH * (ohi[0] - olo[0]), (olo[1] + ohi[1]) / 2, float(min(ohi[2], HEAD_MAX_Z)))
+        elif not idle(world, hand):
+            x = _clamp(float(grip[0]) + SIDE_AHEAD, lo[0] + SIDE_DEPTH * (hi[0] - lo[0]), hi[0])
+            target = (x, _clamp(float(grip[1]), lo[1], hi[1]), z)
         else:
             centre = (lo[:2] + hi[:2]) / 2 + sign * lateral * 0.25 * float(np.abs((hi[:2] - lo[:2]) @ lateral))
             target = (float(centre[0]) + (HEAD_DEPTH - 0.5) * float(hi[0] - lo[0]), float(centre[1]), z)
