@@ -21,9 +21,10 @@ the same inputs give the same parts and the same label pixels.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from types import MappingProxyType
 
 import numpy as np
 
@@ -123,7 +124,7 @@ def _extent(p: Part) -> Vec3:
 
 # shape families -------------------------------------------------------------------------------------
 # category -> family; categories not listed fall back on their name's words, then on the shape
-FAMILIES: dict[str, str] = {
+FAMILIES: Mapping[str, str] = MappingProxyType({
     **dict.fromkeys(("ketchup", "mustard", "soy_sauce", "hot_sauce", "bbq_sauce", "salad_dressing", "juice_bottle",
                      "water_bottle", "primer_bottle", "setting_spray", "foundation_bottle", "perfume_bottle",
                      "nail_polish"), "bottle"),
@@ -148,7 +149,10 @@ FAMILIES: dict[str, str] = {
                      "eyeliner_pencil", "concealer", "mascara", "lip_balm", "makeup_brush", "glue_stick", "fork",
                      "knife", "spoon"), "stick"),
     **dict.fromkeys(("paper_towel_roll",), "roll"),
-}
+    **dict.fromkeys(("teddy_bear", "plush_bunny", "doll", "toy_dinosaur"), "figure"),
+    **dict.fromkeys(("desk_lamp", "table_lamp"), "lamp"),
+    **dict.fromkeys(("toy_car", "toy_train"), "vehicle"),
+})
 # families whose objects carry a printed label with the product's name
 LABELLED = frozenset({"bottle", "jar", "carton", "drink_box", "package", "book", "cup", "shaker", "generic", "roll"})
 _WORDS = (("bottle", "bottle"), ("jar", "jar"), ("carton", "carton"), ("box", "package"), ("pack", "package"),
@@ -436,6 +440,67 @@ def _roll(half: Vec3, rgba: RGBA, shape: str) -> list[Part] | None:
     ]
 
 
+def _figure(half: Vec3, rgba: RGBA, shape: str) -> list[Part] | None:
+    """Plush toys and dolls: a round body, a head on it, two ears."""
+    hx, hy, hz = half
+    r = min(hx, hy)
+    if hz < 0.8 * r:
+        return None
+    head = min(0.6 * r, 0.4 * hz)
+    body = min(r, hz - head)
+    ear = 0.35 * head
+    top = -hz + 2 * body
+    return [
+        Part("body", "sphere", (0.0, 0.0, -hz + body), (body, body, body), rgba),
+        Part("head", "sphere", (0.0, 0.0, min(top + 0.8 * head, hz - head)), (head, head, head), _lighter(rgba, 0.15)),
+        Part("ear_l", "sphere", (0.0, 0.6 * head, min(top + 1.6 * head, hz - ear)), (ear, ear, ear), _darker(rgba, 0.8)),
+        Part("ear_r", "sphere", (0.0, -0.6 * head, min(top + 1.6 * head, hz - ear)), (ear, ear, ear), _darker(rgba, 0.8)),
+    ]
+
+
+def _lamp(half: Vec3, rgba: RGBA, shape: str) -> list[Part] | None:
+    """A lamp: a flat foot, a thin pole, a shade on top."""
+    r, hz = _upright_radius(half), half[2]
+    if hz < r:
+        return None
+    foot, shade = 0.08 * hz, 0.3 * hz
+    pole = 2 * hz - foot - shade
+    return [
+        Part("foot", "cylinder", (0.0, 0.0, -hz + foot / 2), (0.8 * r, 0.8 * r, foot / 2), rgba),
+        Part("pole", "cylinder", (0.0, 0.0, -hz + foot + pole / 2), (0.08 * r, 0.08 * r, pole / 2), METAL),
+        Part("shade", "cylinder", (0.0, 0.0, hz - shade / 2), (r, r, shade / 2), _lighter(rgba, 0.6)),
+    ]
+
+
+def _vehicle(half: Vec3, rgba: RGBA, shape: str) -> list[Part] | None:
+    """Toy cars and trains: a body on four wheels, a cabin on top, along the longer side."""
+    hx, hy, hz = half
+    if shape != "box":
+        return None
+    along_x = hx >= hy
+    length, width = (hx, hy) if along_x else (hy, hx)
+    wheel = min(0.3 * hz, 0.3 * length)
+    body_h = (2 * hz - wheel) * 0.55
+    cabin_h = 2 * hz - wheel - body_h
+
+    def at(s: float, t: float, z: float) -> Vec3:
+        return (s, t, z) if along_x else (t, s, z)
+
+    def size(a: float, b: float, c: float) -> Vec3:
+        return (a, b, c) if along_x else (b, a, c)
+
+    parts = [
+        Part("body", "box", at(0.0, 0.0, -hz + wheel + body_h / 2), size(length, width, body_h / 2), rgba),
+        Part("cabin", "box", at(-0.15 * length, 0.0, hz - cabin_h / 2), size(0.5 * length, 0.85 * width, cabin_h / 2),
+             _lighter(rgba, 0.45)),
+    ]
+    quat = ALONG_Y if along_x else ALONG_X
+    for k, (s, t) in enumerate(((0.65, 1), (0.65, -1), (-0.65, 1), (-0.65, -1))):
+        parts.append(Part(f"wheel_{k}", "cylinder", at(s * length, t * (width - 0.15 * width), -hz + wheel),
+                          (wheel, wheel, 0.15 * width), DARK, quat))
+    return parts
+
+
 def _generic(half: Vec3, rgba: RGBA, shape: str) -> list[Part]:
     """The collision primitive itself, with a label where a face is big enough."""
     hx, hy, hz = half
@@ -452,11 +517,11 @@ def _generic(half: Vec3, rgba: RGBA, shape: str) -> list[Part]:
     return [body, *_top_label(half, hz, 0.15)]
 
 
-_MAKERS: dict[str, Maker] = {
+_MAKERS: Mapping[str, Maker] = MappingProxyType({
     "bottle": _bottle, "jar": _jar, "cup": _cup, "shaker": _shaker, "carton": _carton, "drink_box": _drink_box,
     "package": _package, "book": _book, "gadget": _gadget, "fruit": _fruit, "round": _round, "plate": _plate,
-    "stick": _stick, "roll": _roll, "generic": _generic,
-}
+    "stick": _stick, "roll": _roll, "figure": _figure, "lamp": _lamp, "vehicle": _vehicle, "generic": _generic,
+})
 
 
 # label pictures ---------------------------------------------------------------------------------------

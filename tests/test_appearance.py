@@ -109,6 +109,13 @@ def test_the_label_is_deterministic_and_shows_the_name():
     assert np.array_equal(label_image("strawberry jam", 1.5, (0.6, 0.05, 0.2, 1.0)), b)
 
 
+def test_the_family_table_is_read_only():
+    from robograph_backends.appearance import FAMILIES
+
+    with pytest.raises(TypeError):
+        FAMILIES["ketchup"] = "jar"  # type: ignore[index]
+
+
 def test_unknown_categories_fall_back_on_words_then_on_the_collision_shape():
     assert family_of("olive_oil_bottle", "cylinder") == "bottle"
     assert family_of("gizmo", "sphere") == "round"
