@@ -558,25 +558,36 @@ def _label_cached(text: str, height: int, colour: tuple[int, ...]) -> np.ndarray
 
 
 def _fit(draw: object, text: str, width: int, height: int) -> tuple[list[str], object]:
-    """The largest font size (and 1 or 2 lines) at which `text` fits `width` x `height` px."""
-    from PIL import ImageFont
-
+    """The largest font size (and 1 or 2 lines) at which `text` fits `width` x `height` px
+    (a binary search per line split: the text's extent grows with the size)."""
     words = text.upper().split() or [" "]
     candidates = [[" ".join(words)]]
     if len(words) > 1:
         cut = min(range(1, len(words)), key=lambda k: abs(len(" ".join(words[:k])) - len(" ".join(words[k:]))))
         candidates.append([" ".join(words[:cut]), " ".join(words[cut:])])
-    best: tuple[int, list[str], object] | None = None
+
+    def fits(lines: list[str], size: int) -> bool:
+        boxes = [draw.textbbox((0, 0), line, font=_font(size)) for line in lines]  # type: ignore[attr-defined]
+        w = max(b[2] - b[0] for b in boxes)
+        h = sum(b[3] - b[1] for b in boxes) + 2 * (len(lines) - 1)
+        return w <= width and h <= height
+
+    best: tuple[int, list[str]] = (5, candidates[0])
     for lines in candidates:
-        for size in range(min(height, 40), 5, -1):
-            font = ImageFont.load_default(size=size)
-            boxes = [draw.textbbox((0, 0), line, font=font) for line in lines]  # type: ignore[attr-defined]
-            w = max(b[2] - b[0] for b in boxes)
-            h = sum(b[3] - b[1] for b in boxes) + 2 * (len(lines) - 1)
-            if w <= width and h <= height:
-                if best is None or size > best[0]:
-                    best = (size, lines, font)
-                break
-    if best is None:
-        return [" ".join(words)], ImageFont.load_default(size=6)
-    return best[1], best[2]
+        lo, hi = 6, min(height, 40)
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            if fits(lines, mid):
+                if mid > best[0]:
+                    best = (mid, lines)
+                lo = mid + 1
+            else:
+                hi = mid - 1
+    return best[1], _font(max(best[0], 6))
+
+
+@lru_cache(maxsize=64)
+def _font(size: int) -> object:
+    from PIL import ImageFont
+
+    return ImageFont.load_default(size=size)

@@ -2,7 +2,8 @@
 attached to the same spec afterwards (robot.py), and world.py compiles it.
 
 Every kitchen geom is in group 1 (rendered and colliding); robosuite's collision meshes are in
-group 0 and hidden when rendering. MuJoCo is imported on the first call only.
+group 0 and hidden when rendering. Dressed objects (dress.py) add visual-only parts in group 2 and
+move their solid collision geom to group 3 (colliding, not rendered). MuJoCo is imported on the first call only.
 
 Numbers are rounded as the former MJCF text wrote them (5 significant digits, 4 for masses,
 damping and centres of mass, 3 for friction and light positions), so the compiled model is
