@@ -1,5 +1,5 @@
 """Where the robot's cameras look: the head at the furniture the robot works at, the side cameras
-at what is in front of each hand.
+over the room on their side.
 
 Why: with fixed mounts the head looked 42 deg down from the middle of the room (two arms and a far
 counter with tiny objects) and the side cameras at the floor. A pan-tilt head and aimed side
@@ -13,13 +13,12 @@ Gaze rules (deterministic functions of the world's state):
   (clamped to the footprint), at the height of its top (at most `HEAD_MAX_Z`). The narrower
   field of view (`HEAD_FOVY`) leaves the arms' home posture below and beside the frame.
 - left / right: the room on the camera's side, so the three views together cover the room: the
-  nearest other furniture on that side (its footprint as the head's rule places the point);
-  with none there, what is in front of the hand while it works (arm away from its home
-  posture, or fingers closed): the work furniture's top `SIDE_AHEAD` beyond its grip site (at
-  least `SIDE_DEPTH` into the footprint), at the hand's y (clamped to the footprint); a hand at
-  rest, its half of the work furniture. In a room without furniture, the point `SIDE_AHEAD`
-  ahead of the grip site and `SIDE_DROP` below it. (The eye-in-hand cameras `left_wrist` /
-  `right_wrist` always show what is in front of the hands.)
+  nearest other furniture on that side (its footprint as the head's rule places the point), else
+  the work furniture half-way between the robot's line and its end on that side (a long counter
+  is seen end to end). Furniture stands against the +x wall and the robot faces +x (plan.py),
+  so a side is a sign of y. In a room without furniture, the point `SIDE_AHEAD` ahead of each
+  grip site and `SIDE_DROP` below it. What is in front of the hands is the eye-in-hand cameras'
+  view (`left_wrist`, `right_wrist`; fixed in the hand).
 """
 
 from __future__ import annotations
@@ -32,17 +31,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
-from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES, FINGER_OPEN, PANDA_HOME, RobotNames
+from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES, RobotNames
 from robograph_backends.mujoco_kitchen.world import World
 
 HEAD_FOVY = 45.0  # deg (the fixed mount had 70; a RealSense D435's colour camera has 42)
 HEAD_DEPTH = 0.6  # fraction of the footprint's depth behind its front face
 HEAD_MAX_Z = 1.1  # m: tall furniture (a fridge) is looked at at about a hand's working height
 SIDE_FOVY = 55.0  # deg
-SIDE_AHEAD = 0.30  # m in front of the grip site
-SIDE_DEPTH = 0.5  # the side cameras look at least this fraction of the footprint's depth in
-SIDE_DROP = 0.12  # m below the grip site (no furniture to look at)
-IDLE_TOL = 0.2  # rad: an arm this close to its home posture (shoulder turn aside) is at rest
+SIDE_MARGIN = 0.05  # m: other furniture counts as on a side when its station is this far out
+SIDE_AHEAD = 0.30  # m in front of the grip site (a room without furniture)
+SIDE_DROP = 0.12  # m below it
 _BOX = 6  # mjtGeom.mjGEOM_BOX
 
 
@@ -86,43 +84,33 @@ def work_furniture(world: World) -> str | None:
     return near[0] if near else None
 
 
-def idle(world: World, hand: str) -> bool:
-    """A hand at rest: its arm in the home posture (or stowed: home turned at the shoulder) and
-    its fingers open (it carries nothing)."""
-    q = np.array([world.qpos(j) for j in RobotNames.arm_joints(hand)])
-    fingers = world.qpos(RobotNames.finger_joints(hand)[0])
-    return bool(np.max(np.abs(q[1:] - np.asarray(PANDA_HOME[1:]))) < IDLE_TOL and fingers > FINGER_OPEN / 2)
-
-
 def aims(world: World) -> list[Aim]:
     """The gaze of every aimed camera in the current state (head first)."""
     yaw = world.qpos("base_yaw")
     heading = np.array([math.cos(yaw), math.sin(yaw), 0.0])
     grips = {hand: world.site_pos(RobotNames.grip_site(hand)) for hand in ("left", "right")}
     near = room_furniture(world)
-    if not near:  # nothing to work at (a bare room): straight ahead of the hands
+    if not near:  # nothing to look at (a bare room): straight ahead of the hands
         drop = np.array([0.0, 0.0, SIDE_DROP])
         return [Aim(hand, _point(grip + heading * SIDE_AHEAD - drop), SIDE_FOVY) for hand, grip in grips.items()]
     lo, hi = footprint(world, near[0])
     z = float(min(hi[2], HEAD_MAX_Z))
-    head = (lo[0] + HEAD_DEPTH * (hi[0] - lo[0]), _clamp(world.qpos("base_y"), lo[1], hi[1]), z)
-    out = [Aim("head", _point(head), HEAD_FOVY)]
-    base = np.array([world.qpos("base_x"), world.qpos("base_y")])
-    lateral = np.array([-math.sin(yaw), math.cos(yaw)])  # the base's left
-    for hand, grip in grips.items():
-        # the nearest other furniture on the hand's side of the room, else what is in front of
-        # the hand while it works, else the hand's own half of the work furniture
+    x = float(lo[0] + HEAD_DEPTH * (hi[0] - lo[0]))
+    y = _clamp(world.qpos("base_y"), lo[1], hi[1])
+    out = [Aim("head", (x, y, z), HEAD_FOVY)]
+    base_y = world.qpos("base_y")
+    for hand in ("left", "right"):
+        # the nearest other furniture on the camera's side (+y is the robot's left: it faces +x),
+        # else the work furniture between the robot's line and its end on that side
         sign = 1.0 if hand == "left" else -1.0
-        others = [n for n in near[1:] if sign * float((np.asarray(world.plan.stations[n][:2]) - base) @ lateral) > 0.05]
+        others = [n for n in near[1:] if sign * (world.plan.stations[n][1] - base_y) > SIDE_MARGIN]
         if others:
             olo, ohi = footprint(world, others[0])
-            target = (olo[0] + HEAD_DEPTH * (ohi[0] - olo[0]), (olo[1] + ohi[1]) / 2, float(min(ohi[2], HEAD_MAX_Z)))
-        elif not idle(world, hand):
-            x = _clamp(float(grip[0]) + SIDE_AHEAD, lo[0] + SIDE_DEPTH * (hi[0] - lo[0]), hi[0])
-            target = (x, _clamp(float(grip[1]), lo[1], hi[1]), z)
+            target = (float(olo[0] + HEAD_DEPTH * (ohi[0] - olo[0])), float(olo[1] + ohi[1]) / 2,
+                      float(min(ohi[2], HEAD_MAX_Z)))
         else:
-            centre = (lo[:2] + hi[:2]) / 2 + sign * lateral * 0.25 * float(np.abs((hi[:2] - lo[:2]) @ lateral))
-            target = (float(centre[0]) + (HEAD_DEPTH - 0.5) * float(hi[0] - lo[0]), float(centre[1]), z)
+            edge = float(hi[1] if sign > 0 else lo[1])
+            target = (x, (y + edge) / 2, z)
         out.append(Aim(hand, target, SIDE_FOVY))
     return out
 
