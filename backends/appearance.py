@@ -312,7 +312,7 @@ def _carton(half: Vec3, rgba: RGBA, shape: str) -> list[Part] | None:
     return [
         Part("body", "box", (0.0, 0.0, -hz + body_h / 2), (hx, hy, body_h / 2), rgba),
         Part("gable", "box", (0.0, 0.0, hz - gable / 2), (0.25 * hx, hy, gable / 2), _lighter(rgba, 0.3)),
-        Part("spout", "cylinder", (-0.5 * hx, 0.4 * hy, hz - gable - 0.0), (0.22 * hx, 0.22 * hx, min(gable, 0.4 * hx) / 2),
+        Part("spout", "cylinder", (-0.5 * hx, 0.4 * hy, hz - gable), (0.22 * hx, 0.22 * hx, min(gable, 0.4 * hx) / 2),
              (0.2, 0.4, 0.85, 1.0)),
         *_front_label((hx, hy, body_h / 2), (-hx, 0.0, -hz + body_h / 2), rgba, 0.12, 0.7),
     ]
@@ -384,7 +384,7 @@ def _fruit(half: Vec3, rgba: RGBA, shape: str) -> list[Part] | None:
 def _round(half: Vec3, rgba: RGBA, shape: str) -> list[Part] | None:
     """Soft food and toys: a capsule along the longest horizontal axis when long, else a ball."""
     hx, hy, hz = half
-    if max(hx, hy) > 1.5 * min(max(hx, hy), hz) * 1.0 and max(hx, hy) > 1.3 * hz:
+    if max(hx, hy) > 1.5 * hz:
         r = min(hz, min(hx, hy))
         length = max(hx, hy) - r
         quat = ALONG_X if hx >= hy else ALONG_Y
