@@ -188,7 +188,8 @@ def example_images(directory: str) -> list[str]:
     write_png(out / "calibration_board_view.png", board)
     inst = compile_baseline("Fridge-I1")
     world = World.build(inst.graph)
-    perception, cams = Perception(world, 480, 360), Cameras(world, 480, 360)
+    # the picture from the perception survey's fixed head mount (its camera model draws the marks)
+    perception, cams = Perception(world, 480, 360), Cameras(world, 480, 360, gaze=False)
     try:
         with perception.base_at(*world.plan.stations["dining_table"]):
             view = perception.view("head")

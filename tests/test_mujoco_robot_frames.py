@@ -24,13 +24,14 @@ def _chain(moving, fixed, camera: str) -> np.ndarray:
 
 @pytest.mark.slow
 def test_joint_state_and_frames_match_the_simulator_and_mounts_stay_fixed():
+    """Fixed camera mounts (`gaze=false`): the cameras hang rigidly on the torso (/tf_static)."""
     from robograph.actions import Action, effects
     from robograph.backend import deadline_in
     from robograph.backend_check import conformance_instances
     from robograph.rewrite import apply_all
 
     inst = conformance_instances(1, "indoor")[0]
-    be = make_backend("mujoco")
+    be = make_backend("mujoco", gaze=False)
     be.reset(inst.graph, seed=0)
     names, q = be.joint_state()
     assert names[:4] == ["base_x", "base_y", "base_yaw", "torso_lift"] and len(names) == len(q) == 22
@@ -54,4 +55,22 @@ def test_joint_state_and_frames_match_the_simulator_and_mounts_stay_fixed():
         assert np.allclose(a, b, atol=1e-9)  # a mount is fixed: /tf_static holds
     for cam in be.cameras:
         assert np.allclose(_chain(moving1, fixed1, cam), cams.model_of(cam).T_world_cam, atol=1e-9)
+    be.close()
+
+
+@pytest.mark.slow
+def test_aimed_cameras_are_moving_frames_whose_chain_gives_the_aimed_pose():
+    """With `gaze` (the default) the head is a pan-tilt unit aimed per picture: its transform is
+    published as moving, and the TF chain gives the pose the frames are rendered with."""
+    from robograph.backend_check import conformance_instances
+
+    inst = conformance_instances(1, "indoor")[0]
+    be = make_backend("mujoco")
+    be.reset(inst.graph, seed=0)
+    moving, fixed = be.robot_frames()
+    assert fixed == []
+    assert {c for _, c, _ in moving} >= {f"{cam}_optical" for cam in be.cameras}
+    frames = {f.camera: f for f in be.render()}
+    for cam in be.cameras:
+        assert np.allclose(_chain(moving, fixed, cam), frames[cam].model.T_world_cam, atol=1e-9)
     be.close()

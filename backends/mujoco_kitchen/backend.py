@@ -58,13 +58,16 @@ class MujocoKitchenBackend:
     spares = bodies reserved for nodes that events add; segmentation = render() also returns
     depth and segmentation labelled with node ids (for the built-in visual agent and coverage);
     relations = render() also reads INSIDE/ON/IN_ROOM/OPEN from that depth (`Frame.percept`,
-    see seen.py; implies segmentation)."""
+    see seen.py; implies segmentation); dress = objects look like their category with a label of
+    their name (visual-only parts, dress.py; false: the plain collision primitives); gaze = the
+    head looks at the furniture the robot works at and the side cameras over the room on their
+    side (gaze.py; false: fixed mounts)."""
 
     name = "mujoco"
 
     def __init__(self, mode: str = "physics", width: int = 320, height: int = 240,
                  cameras: Sequence[str] = DEFAULT_CAMERAS, spares: int = 3, segmentation: bool = False,
-                 relations: bool = False) -> None:
+                 relations: bool = False, dress: bool = True, gaze: bool = True) -> None:
         from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
 
         if mode not in EXECUTION_MODES:
@@ -81,14 +84,16 @@ class MujocoKitchenBackend:
         self.spares = int(spares)
         if not isinstance(segmentation, bool):
             raise BackendOptionError(f"option segmentation must be true or false, got {segmentation!r}")
-        if not isinstance(relations, bool):
-            raise BackendOptionError(f"option relations must be true or false, got {relations!r}")
+        for name, flag in (("relations", relations), ("dress", dress), ("gaze", gaze)):
+            if not isinstance(flag, bool):
+                raise BackendOptionError(f"option {name} must be true or false, got {flag!r}")
         if relations:
             from robograph_calibration.deps import open3d_module
 
             open3d_module()  # fail early, naming the extra (calibration), when Open3D is missing
         self.relations = relations
         self.segmentation = segmentation or relations
+        self.dress, self.gaze = dress, gaze
         self.world: Any = None
         self.robot: Any = None
         self.scene: Any = None
@@ -116,7 +121,7 @@ class MujocoKitchenBackend:
 
         self.close()
         self.world = World.build(graph, spares=self.spares, offwidth=max(640, self.width),
-                                 offheight=max(480, self.height))
+                                 offheight=max(480, self.height), dress=self.dress)
         self.robot = MujocoRobot(self.world)
         self.scene = KitchenScene(self.world, assisted=self.mode == "assisted")
         self.scene.graph = graph
@@ -257,7 +262,9 @@ class MujocoKitchenBackend:
         named without a robot prefix under "world": moving = world -> base_link (base joints) ->
         torso (lift); fixed = each declared camera's mount, link -> `<camera>_optical` (OpenCV
         axes). A camera behind a joint that is not one of those links (a wrist camera) is moving:
-        world -> `<camera>_optical`."""
+        world -> `<camera>_optical`. With `gaze` on, the cameras are aimed per picture (a pan-tilt
+        head): their pose is the aimed one and their transform is moving (link -> optical on /tf,
+        not /tf_static), so a TF chain gives the pose the picture is taken with."""
         import numpy as np
 
         from robograph_calibration.camera import CameraModel
@@ -277,16 +284,21 @@ class MujocoKitchenBackend:
         fixed = []
         from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
 
+        renderer = self.cameras_renderer()
         for cam in self.cameras:
             c = w.model.camera(CAMERA_NAMES[cam])
-            T_world_cam = CameraModel.from_convention(self.width, self.height, float(w.model.cam_fovy[c.id]),
-                                                      w.data.cam_xpos[c.id], w.data.cam_xmat[c.id].reshape(3, 3),
-                                                      "mujoco").T_world_cam
+            if self.gaze:
+                T_world_cam = renderer.model_of(cam).T_world_cam  # aimed as for a picture now
+            else:
+                T_world_cam = CameraModel.from_convention(self.width, self.height, float(w.model.cam_fovy[c.id]),
+                                                          w.data.cam_xpos[c.id], w.data.cam_xmat[c.id].reshape(3, 3),
+                                                          "mujoco").T_world_cam
             body = int(w.model.cam_bodyid[c.id])
             while body not in links and body != 0 and w.model.body_jntnum[body] == 0:
                 body = int(w.model.body_parentid[body])  # up through rigid attachments
             if body in links:
-                fixed.append((links[body], f"{cam}_optical", np.linalg.inv(T_world(body)) @ T_world_cam))
+                T_link_cam = np.linalg.inv(T_world(body)) @ T_world_cam
+                (moving if self.gaze else fixed).append((links[body], f"{cam}_optical", T_link_cam))
             else:
                 moving.append(("world", f"{cam}_optical", np.asarray(T_world_cam)))
         return moving, fixed
@@ -295,7 +307,7 @@ class MujocoKitchenBackend:
         from robograph_backends.mujoco_kitchen.render import Cameras
 
         if self._cams is None:
-            self._cams = Cameras(self.world, self.width, self.height)
+            self._cams = Cameras(self.world, self.width, self.height, gaze=self.gaze)
         return self._cams
 
 

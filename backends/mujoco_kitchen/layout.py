@@ -42,6 +42,7 @@ from robograph.graph import (
     SURFACE,
     SceneGraph,
 )
+from robograph_backends.appearance import describe
 from robograph_backends.mujoco_kitchen import bodies, packing
 from robograph_backends.mujoco_kitchen.bodies import Hinge, body_name
 from robograph_backends.mujoco_kitchen.catalog import Appearance, appearance
@@ -353,6 +354,8 @@ class _Solver:
         if self.is_vessel(nid):
             self._vessel(body, nid, (sx, sy, sz), a)
             self.items[nid] = ItemPlan(nid, name, (sx / 2, sy / 2, sz / 2), "box", True)
+            if node.has(CONTAINER):  # walls as tall as the vessel: its name on the front wall
+                body.visual = describe(node.category, node.name, "box", (sx / 2, sy / 2, sz / 2), a.rgba, hollow=True)
         else:
             half = (sx / 2, sy / 2, sz / 2)
             shape = a.geometry if a.geometry in ("box", "cylinder", "sphere") else "box"
@@ -367,6 +370,7 @@ class _Solver:
                 body.pos = pos
             bodies.solid_item(body, shape, half, a.rgba)
             self.items[nid] = ItemPlan(nid, name, half, shape, False)
+            body.visual = describe(node.category, node.name, shape, half, a.rgba)
             if node.has(PRESSABLE):
                 joint, site = bodies.button(body, half[2])
                 self.buttons[nid] = Button(nid, joint, site, BUTTON_DEPTH)

@@ -2,7 +2,8 @@
 attached to the same spec afterwards (robot.py), and world.py compiles it.
 
 Every kitchen geom is in group 1 (rendered and colliding); robosuite's collision meshes are in
-group 0 and hidden when rendering. MuJoCo is imported on the first call only.
+group 0 and hidden when rendering. Dressed objects (dress.py) add visual-only parts in group 2 and
+move their solid collision geom to group 3 (colliding, not rendered). MuJoCo is imported on the first call only.
 
 Numbers are rounded as the former MJCF text wrote them (5 significant digits, 4 for masses,
 damping and centres of mass, 3 for friction and light positions), so the compiled model is
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.dress import HIDDEN_GROUP, add_visual
 from robograph_backends.mujoco_kitchen.plan import Body, Geom, ScenePlan
 from robograph_backends.mujoco_kitchen.robot import _set_damping as set_damping  # one mujoco 3.3/3.9 shim
 from robograph_backends.mujoco_kitchen.tuning import (
@@ -57,10 +59,10 @@ def _geom_size(g: Geom) -> list[float]:
     return _rs(size) + [0.0] * (3 - len(size))
 
 
-def _add_geom(parent: Any, g: Geom) -> None:
+def _add_geom(parent: Any, g: Geom, group: int = 1) -> None:
     mj = mujoco_module()
     geom = parent.add_geom(name=g.name, type=getattr(mj.mjtGeom, f"mjGEOM_{g.shape.upper()}"),
-                           pos=_rs(g.pos), size=_geom_size(g), rgba=_rs(g.rgba), group=1)
+                           pos=_rs(g.pos), size=_geom_size(g), rgba=_rs(g.rgba), group=group)
     if g.friction is not None:
         geom.friction = [_r(g.friction, 3), TORSIONAL_FRICTION, ROLLING_FRICTION]
         geom.condim = 4
@@ -86,8 +88,9 @@ def _inertia(b: Body) -> list[float]:
     return _rs(max(v, INERTIA_FLOOR) for v in (ix, iy, iz))
 
 
-def _add_body(parent: Any, b: Body) -> None:
-    """`b` and its subtree (depth first, as body ids are numbered)."""
+def _add_body(parent: Any, b: Body, dress: Any = None) -> None:
+    """`b` and its subtree (depth first, as body ids are numbered). `dress`: the spec, to add
+    each body's visual parts (dress.py) after its collision geoms; None: plain geoms only."""
     mj = mujoco_module()
     body = parent.add_body(name=b.name, pos=_rs(b.pos))
     if b.gravcomp:
@@ -108,12 +111,17 @@ def _add_body(parent: Any, b: Body) -> None:
         body.ipos = [0.0, 0.0, _r(-b.com_z, 4)]
         body.mass = _r(b.mass, 4)
         body.inertia = _inertia(b)
+    dressed = dress is not None and b.visual is not None
+    # a dressed solid item's parts stand in for its collision shape in the cameras
+    hidden = dressed and b.visual is not None and b.visual.family != "vessel"
     for g in b.geoms:
-        _add_geom(body, g)
+        _add_geom(body, g, HIDDEN_GROUP if hidden else 1)
+    if dressed and b.visual is not None:
+        add_visual(dress, body, b.visual, b.name)
     for name, pos in b.sites:
         body.add_site(name=name, pos=_rs(pos), size=[SITE_SIZE, 0.005, 0.005], rgba=[1, 0, 0, 0], group=3)
     for c in b.children:
-        _add_body(body, c)
+        _add_body(body, c, dress)
 
 
 def _add_excludes(spec: Any, bodies: list[Body]) -> None:
@@ -149,9 +157,10 @@ def _add_walls(world: Any, plan: ScenePlan) -> None:
         wall(f"wall_{i}_b", ((b + ROOM_DEPTH) / 2, y, h), ((ROOM_DEPTH - b) / 2, t, h))
 
 
-def kitchen_spec(plan: ScenePlan, *, offwidth: int = 640, offheight: int = 480) -> Any:
+def kitchen_spec(plan: ScenePlan, *, offwidth: int = 640, offheight: int = 480, dress: bool = True) -> Any:
     """The whole kitchen as one `mujoco.MjSpec` (without the robot), offscreen buffers of
-    `offwidth` x `offheight` pixels for rendering."""
+    `offwidth` x `offheight` pixels for rendering. `dress`: objects get their category shapes
+    and labels (visual-only, dress.py); False: the plain collision primitives are what cameras see."""
     mj = mujoco_module()
     spec = mj.MjSpec()
     spec.modelname = "robograph_kitchen"
@@ -181,6 +190,6 @@ def kitchen_spec(plan: ScenePlan, *, offwidth: int = 640, offheight: int = 480) 
                         castshadow=False, diffuse=[0.45, 0.45, 0.45])
     _add_walls(world, plan)
     for b in plan.bodies:
-        _add_body(world, b)
+        _add_body(world, b, spec if dress else None)
     _add_excludes(spec, plan.bodies)
     return spec

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.dress import is_part
 from robograph_backends.mujoco_kitchen.tuning import (
     COVER_FRACTION,
     FACE_GRID,
@@ -160,7 +161,7 @@ def _units(vec: np.ndarray) -> np.ndarray:
 
 
 def body_geoms(world: World, body: str, *, moving_parts: bool = True) -> list[int]:
-    """Primitive geoms of a body and its descendants (a vessel's walls, its lid). Without
+    """Primitive collision geoms of a body and its descendants (a vessel's walls, its lid). Without
     `moving_parts`, descendants on a joint of their own (a lid, a cover) and what hangs on them
     are left out: the rigid body alone."""
     m = world.model
@@ -173,7 +174,8 @@ def body_geoms(world: World, body: str, *, moving_parts: bool = True) -> list[in
                 hinged.add(b)
         sub -= hinged
     mask = np.isin(m.geom_bodyid, np.fromiter(sub, dtype=int)) & np.isin(m.geom_type, _PRIMITIVES)
-    return [int(g) for g in np.flatnonzero(mask)]
+    # measured on the collision shapes: a dressed object's visual parts (dress.py) lie inside them
+    return [int(g) for g in np.flatnonzero(mask) if not is_part(m, int(g))]
 
 
 _PRIMITIVES = (2, 3, 4, 5, 6)  # sphere, capsule, ellipsoid, cylinder, box (mjtGeom)

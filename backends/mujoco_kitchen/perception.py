@@ -22,6 +22,7 @@ import numpy as np
 from robograph.graph import FURNITURE, ROOM, SceneGraph
 from robograph.rewrite import DETACHED, HELD
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.dress import geom_groups
 from robograph_backends.mujoco_kitchen.placement import contains, local, supports
 from robograph_backends.mujoco_kitchen.plan import Region
 from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
@@ -208,8 +209,7 @@ class Perception(CloudReader):
         self.renderer = mj.Renderer(world.model, height, width)
         self.renderer.scene.flags[mj.mjtRndFlag.mjRND_SHADOW] = 0
         opt = mj.MjvOption()
-        opt.geomgroup[:] = 1
-        opt.geomgroup[0] = 0  # robosuite's collision meshes
+        opt.geomgroup[:] = geom_groups()  # what the cameras show (render.py): dressed objects' parts
         opt.sitegroup[:] = 0
         self.option = opt
 

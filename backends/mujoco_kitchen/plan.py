@@ -9,6 +9,7 @@ stands against the +x wall with its open front facing -x, where the robot stands
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from robograph_backends.mujoco_kitchen.tuning import (
     CORRIDOR_X,
@@ -18,6 +19,9 @@ from robograph_backends.mujoco_kitchen.tuning import (
     WALL_FINGER_MARGIN,
     WALL_HEIGHT,
 )
+
+if TYPE_CHECKING:
+    from robograph_backends.appearance import Visual
 
 # the room and stance constants live in tuning.py; they stay importable from here for the
 # modules that read them with the plan
@@ -62,6 +66,9 @@ class Body:
     sites: list[tuple[str, Vec3]] = field(default_factory=list)
     gravcomp: float = 0.0  # 1: gravity compensated (a latched button must not creep down)
     com_z: float = 0.0  # centre of mass below the body origin (m): tall items are bottom-weighted
+    # what the cameras show of a movable node (robograph_backends.appearance): visual-only parts
+    # added after `geoms`; None: the geoms themselves are what the cameras show
+    visual: Visual | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from robograph.rewrite import DETACHED, HELD
 from robograph.rotations import heading_of, mat_from_quat, quat_from_yaw
 from robograph_backends.mujoco_kitchen.catalog import appearance
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.dress import collision_geoms, undress
 from robograph_backends.mujoco_kitchen.placement import contains, free_spot, local
 from robograph_backends.mujoco_kitchen.plan import CORRIDOR_X, ItemPlan, Region
 from robograph_backends.mujoco_kitchen.robot import FINGER_OPEN, HANDS, RobotNames
@@ -195,7 +196,7 @@ def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) ->
         return
     item = world.plan.items[blocker]
     bid = world.body_id(item.body)
-    if item.hollow or int(world.model.body_geomnum[bid]) != 1:
+    if item.hollow or len(collision_geoms(world.model, bid)) != 1:
         return
     pos = world.body_pos(item.body)
     floor = float(pos[2]) - float(item.half[2]) - PLACE_CLEARANCE  # placed that far above it
@@ -228,6 +229,7 @@ def _resize_box(world: World, node: str, half: np.ndarray) -> None:
     # and kinematics then ignores body_ipos: without this the drop above never took effect
     m.body_sameframe[bid] = mj.mjtSameFrame.mjSAMEFRAME_NONE
     _refit_bounds(world, bid)
+    undress(m, bid)  # the cameras show the grown box the physics and the occlusion use
     world.plan.items[node] = ItemPlan(node, item.body, (hx, hy, hz), "box", False)
 
 

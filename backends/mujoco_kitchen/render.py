@@ -1,14 +1,16 @@
 """Headless rendering of the robot's cameras: RGB, depth and segmentation, fast settings.
 
 Fast settings (measured ~9x faster than MuJoCo's defaults on llvmpipe): no shadows, no
-reflections, no multisampling (`offsamples=0`, set in the MJCF), collision meshes (group 0) and
-all sites hidden. Segmentation is mapped geom -> body -> scene-graph node id.
+reflections, no multisampling (`offsamples=0`, set in the MJCF), collision meshes (group 0), the
+collision geoms that dressed objects' visual parts stand in for (dress.HIDDEN_GROUP) and all sites
+hidden. Segmentation is mapped geom -> body -> scene-graph node id.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -16,6 +18,8 @@ import numpy as np
 from robograph.backend import Frame
 from robograph.errors import BackendError
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.dress import geom_groups
+from robograph_backends.mujoco_kitchen.gaze import aimed
 from robograph_backends.mujoco_kitchen.robot import CAMERA_NAMES
 from robograph_backends.mujoco_kitchen.world import World
 from robograph_calibration.camera import CameraModel
@@ -33,9 +37,12 @@ class UnknownCamera(BackendError):
 class Cameras:
     """One offscreen renderer for a world at a fixed resolution."""
 
-    def __init__(self, world: World, width: int = 320, height: int = 240) -> None:
+    def __init__(self, world: World, width: int = 320, height: int = 240, *, gaze: bool = True) -> None:
+        """`gaze`: the head and side cameras turn to their gaze points for every picture and
+        camera model (gaze.py); False: they keep their fixed mounts."""
         mj = mujoco_module()
         self.world = world
+        self.gaze = gaze
         self.width, self.height = width, height
         model = world.model
         model.vis.quality.offsamples = 0
@@ -45,8 +52,7 @@ class Cameras:
         self.renderer.scene.flags[mj.mjtRndFlag.mjRND_SHADOW] = 0
         self.renderer.scene.flags[mj.mjtRndFlag.mjRND_REFLECTION] = 0
         opt = mj.MjvOption()
-        opt.geomgroup[:] = 1
-        opt.geomgroup[0] = 0
+        opt.geomgroup[:] = geom_groups()  # robosuite's collision meshes and dressed bodies' collision geoms hidden
         opt.sitegroup[:] = 0
         self.option = opt
         self._node_of_body = self._body_nodes()
@@ -75,13 +81,21 @@ class Cameras:
             raise UnknownCamera(name)
         return CAMERA_NAMES[name]
 
+    def _aimed(self) -> AbstractContextManager[None]:
+        return aimed(self.world) if self.gaze else nullcontext()
+
     def model_of(self, name: str) -> CameraModel:
-        """Intrinsics + T_world_cam (OpenCV) of a camera in the current state."""
+        """Intrinsics + T_world_cam (OpenCV) of a camera in the current state (aimed as it is
+        for a picture)."""
+        with self._aimed():
+            return self._model_of(name)
+
+    def _model_of(self, name: str) -> CameraModel:
         w = self.world
         cam = w.model.camera(self._camera(name))
         fovy = float(w.model.cam_fovy[cam.id])
-        return CameraModel.from_convention(self.width, self.height, fovy, w.data.cam_xpos[cam.id],
-                                           w.data.cam_xmat[cam.id].reshape(3, 3), "mujoco")
+        return CameraModel.from_convention(self.width, self.height, fovy, w.data.cam_xpos[cam.id].copy(),
+                                           w.data.cam_xmat[cam.id].reshape(3, 3).copy(), "mujoco")
 
     def _render(self, cam: str, mode: str) -> np.ndarray:
         r = self.renderer
@@ -99,18 +113,25 @@ class Cameras:
         """{camera: rgb (H,W,3) uint8} plus `{camera}_depth` (H,W) float32 metres and
         `{camera}_seg` (H,W) int64 node index (see node_ids; -1 = no node) and `{camera}_body`
         (H,W) int64 MuJoCo body id (-1 = none) when asked."""
+        return self._shoot(list(cameras or DEFAULT_CAMERAS), depth, segmentation)[0]
+
+    def _shoot(self, cameras: list[str], depth: bool, segmentation: bool) -> tuple[dict[str, Any], dict[str, CameraModel]]:
+        """The pictures and, taken with the cameras aimed as they were for them, the models."""
         t0 = time.perf_counter()
         out: dict[str, Any] = {}
-        for name in cameras or DEFAULT_CAMERAS:
-            cam = self._camera(name)
-            out[name] = self._render(cam, "rgb").copy()
-            if depth:
-                out[f"{name}_depth"] = self._render(cam, "depth").astype(np.float32)
-            if segmentation:
-                out[f"{name}_body"] = self.bodies(self._render(cam, "seg"))
-                out[f"{name}_seg"] = self.node_labels(out[f"{name}_body"])
+        models: dict[str, CameraModel] = {}
+        with self._aimed():
+            for name in cameras:
+                cam = self._camera(name)
+                out[name] = self._render(cam, "rgb").copy()
+                if depth:
+                    out[f"{name}_depth"] = self._render(cam, "depth").astype(np.float32)
+                if segmentation:
+                    out[f"{name}_body"] = self.bodies(self._render(cam, "seg"))
+                    out[f"{name}_seg"] = self.node_labels(out[f"{name}_body"])
+                models[name] = self._model_of(name)
         self.world.timers.render_s += time.perf_counter() - t0
-        return out
+        return out, models
 
     def frames(self, cameras: Sequence[str] | None = None, *, depth: bool = False,
                segmentation: bool = False) -> list[Frame]:
@@ -124,10 +145,10 @@ class Cameras:
         none): finer than the node labels (a fridge's door apart from its carcass), for reading
         relations from depth (`seen.percept`)."""
         cams = list(cameras or DEFAULT_CAMERAS)
-        images = self.render(cams, depth=depth, segmentation=segmentation)
+        images, models = self._shoot(cams, depth, segmentation)
         stamp = float(self.world.data.time)
         labels = tuple(self.node_ids) if segmentation else ()
-        frames = [Frame(name, images[name], self.model_of(name), stamp,
+        frames = [Frame(name, images[name], models[name], stamp,
                         depth=images.get(f"{name}_depth"), segmentation=images.get(f"{name}_seg"), labels=labels)
                   for name in cams]
         return frames, {name: images[f"{name}_body"] for name in cams if f"{name}_body" in images}

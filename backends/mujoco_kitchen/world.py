@@ -76,10 +76,12 @@ class World:
 
     # construction ----------------------------------------------------------------------------------
     @classmethod
-    def build(cls, graph: SceneGraph, *, spares: int = 3, offwidth: int = 640, offheight: int = 480) -> World:
+    def build(cls, graph: SceneGraph, *, spares: int = 3, offwidth: int = 640, offheight: int = 480,
+              dress: bool = True) -> World:
+        """`dress`: objects look like their category, labelled (visual-only parts, dress.py)."""
         mj = mujoco_module()
         plan = solve_layout(graph, spares=spares)
-        spec = kitchen_spec(plan, offwidth=offwidth, offheight=offheight)
+        spec = kitchen_spec(plan, offwidth=offwidth, offheight=offheight, dress=dress)
         add_robot(spec, plan.robot_start)
         movable = [plan.items[n].body for n in sorted(plan.items)] + list(plan.spares)
         articulated = sorted({a.body for arts in plan.articulations.values() for a in arts})
