@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from robograph.actions import Action
-from robograph.backend import CameraSpec, Cancel, Capabilities, Execution, Frame
+from robograph.backend import ALL_REWRITE_KINDS, CameraSpec, Cancel, Capabilities, Execution, Frame
 from robograph.graph import SceneGraph
 from robograph.rewrite import Rewrite
 from robograph_backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH, head_model
@@ -28,7 +28,7 @@ class SapienTabletopBackend:
         self._world: Any = None
         self.capabilities = Capabilities(
             cameras=tuple(CameraSpec(c, WIDTH, HEIGHT, head_model() if c == "head" else None) for c in CAMERAS),
-            realizes=frozenset(), modes=("physics",), mode="physics", deadlines=False)
+            realizes=ALL_REWRITE_KINDS, modes=("physics",), mode="physics", deadlines=False)
 
     @property
     def world(self) -> Any:
@@ -48,9 +48,10 @@ class SapienTabletopBackend:
         self._world = world
 
     def realize(self, graph: SceneGraph, rewrites: Sequence[Rewrite]) -> None:
-        if rewrites:
-            raise SapienBackendError(f"realize is not implemented yet in the SAPIEN backend "
-                                     f"({len(rewrites)} rewrite(s): {rewrites[0]!r} ...)")
+        """Make the world agree with `graph` (the state after `rewrites`): see `realize.sync`."""
+        from robograph_backends.sapien_tabletop.realize import sync
+
+        sync(self.world, graph)
 
     def execute(self, graph: SceneGraph, action: Action, expected: SceneGraph, *,
                 deadline: float | None = None, cancel: Cancel | None = None) -> Execution:

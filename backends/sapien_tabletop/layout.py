@@ -138,7 +138,7 @@ def solve(graph: SceneGraph) -> Layout:
             container = _is_container(graph, other, apps[other])
             lay.placements[other] = Placement(other, centre, s, apps[other], None, None, container,
                                               _holds_tiers(other, kids, apps))
-            lay.regions[other] = _region_of(lay.placements[other])
+            lay.regions[other] = region_of(lay.placements[other])
         _place_children(graph, other, kids, apps, sizes, lay)
     for node, pl in list(lay.placements.items()):
         if graph.nodes[node].has(PRESSABLE):
@@ -218,11 +218,11 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
         if p.hides is not None:
             lay.blocking[p.node] = p.hides
     for c, _ in children:
-        lay.regions[c] = _region_of(lay.placements[c])
+        lay.regions[c] = region_of(lay.placements[c])
         _place_children(graph, c, kids, apps, sizes, lay)
 
 
-def _region_of(pl: Placement) -> Region:
+def region_of(pl: Placement) -> Region:
     """A container holds its children on its floor inside its walls; anything else on its top."""
     x, y, z = pl.centre
     bottom = z - pl.size[2] / 2

@@ -73,6 +73,8 @@ class World:
     hand_of_entity: dict[int, str] = field(default_factory=dict)  # finger link entity id -> hand
     time: float = 0.0  # simulated seconds since the build
     buttons: dict[str, Any] = field(default_factory=dict)  # node -> articulation (body + button)
+    # blocker -> (the node it hides, world x, y where it hides it): G0's columns, then realize's
+    blocking: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
     _pressed: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
@@ -94,6 +96,8 @@ class World:
             world._add_body(moved, graph.nodes[pl.node].kind == FURNITURE, open_state[pl.node])
         world._add_robots()
         world._add_cameras()
+        for blocker, target in layout.blocking.items():
+            world.blocking[blocker] = (target, world.position(blocker)[:2].copy())
         for cam in world.cameras.values():
             scene.update_render()
             cam.take_picture()
@@ -232,6 +236,38 @@ class World:
         self.bodies[pl.node] = articulation
         for link in articulation.get_links():
             self.entity_node[link.entity.per_scene_id] = pl.node
+
+    def add_object(self, pl: Placement) -> None:
+        """A body for a node added while the world runs (I6): built where `pl` says (realize
+        then moves it to its place); the layout learns its placement and region."""
+        from robograph_backends.sapien_tabletop.layout import region_of
+
+        self.layout.placements[pl.node] = pl
+        self.layout.regions[pl.node] = region_of(pl)
+        self._add_body(pl, False, False)
+
+    def position(self, node: str) -> np.ndarray:
+        """World position (m) of a node's body (the root link of an articulation)."""
+        body = self.bodies[node]
+        if hasattr(body, "get_links"):
+            return np.asarray(body.get_links()[0].entity_pose.p, dtype=float)
+        return np.asarray(body.get_pose().p, dtype=float)
+
+    def teleport(self, node: str, position: np.ndarray, quat: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0)) -> None:
+        """Put a free body at `position` (m, world), at rest (realize, assisted help)."""
+        sapien = sapien_module()
+        entity = self.bodies[node]
+        if hasattr(entity, "get_links"):
+            entity.set_root_pose(sapien.Pose(list(map(float, position)), list(quat)))
+            entity.set_root_linear_velocity(np.zeros(3))
+            entity.set_root_angular_velocity(np.zeros(3))
+            entity.set_qvel(np.zeros(entity.dof))
+            return
+        entity.set_pose(sapien.Pose(list(map(float, position)), list(quat)))
+        body = entity.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent)
+        if body is not None:
+            body.set_linear_velocity(np.zeros(3))
+            body.set_angular_velocity(np.zeros(3))
 
     # robot and cameras ---------------------------------------------------------------------------
     def _add_robots(self) -> None:
