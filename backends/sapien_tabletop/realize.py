@@ -8,8 +8,8 @@ a relocated object is put at a free spot of its new region (`spots.free_spots`, 
 the bodies standing there now); an added node (I6) gets a new body of its catalog size; an
 active OCCLUDES edge puts its blocker in front of its target as seen from the head camera (-x),
 target and blocker taking a free spot of their support together; a removed edge, or a blocker
-`moved_aside`, moves the blocker off that spot. Objects cannot be put into a hand here yet
-(`RealizeError`): the tabletop Pandas have no weld.
+`moved_aside`, moves the blocker off that spot. An object put into a hand is welded to its
+grip (as an assisted grasp).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from robograph_backends.sapien_tabletop.sense import (
     position,
     region_holds,
 )
-from robograph_backends.sapien_tabletop.spots import Box, free_spots, occupants
+from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
 from robograph_backends.sapien_tabletop.world import World
 
 SETTLE_STEPS = 150  # physics steps after realizing, so moved bodies come to rest (0.3 s)
@@ -97,12 +97,15 @@ def _location(world: World, graph: SceneGraph, node: str) -> None:
     want = (HELD, hand) if hand else ((edge.rel, edge.dst) if edge else (DETACHED, ""))
     if want[0] == DETACHED or measure_location(world, node, graph) == want:
         return
-    if want[0] == HELD:
-        raise RealizeError(f"cannot put {node!r} into the {hand} hand: the SAPIEN tabletop realizes no holds")
+    world.unweld(node)
+    if want[0] == HELD:  # into the hand's grip, welded there (as an assisted grasp)
+        world.teleport(node, world.grip_pose(want[1])[:3, 3])
+        world.weld(node, want[1])
+        return
     rel, dst = want
     if dst not in world.layout.regions:
         raise RealizeError(f"{dst!r} has no region to put {node!r} {rel}; regions: {', '.join(sorted(world.layout.regions))}")
-    spot = next(_spots(world, node, dst), None)
+    spot = next(spots_on(world, node, dst), None)
     if spot is None:
         raise RealizeError(f"no free spot {rel} {dst} for {node!r}")
     world.teleport(node, spot)
@@ -113,20 +116,6 @@ def _reparent(world: World, node: str, dst: str, rel: str) -> None:
     from dataclasses import replace
 
     world.layout.placements[node] = replace(world.layout.placements[node], parent=dst, rel=rel)
-
-
-def _half(world: World, node: str) -> np.ndarray:
-    return np.asarray(world.layout.placements[node].size, dtype=float) / 2
-
-
-def _spots(world: World, node: str, dst: str, *, half: np.ndarray | None = None, skip: tuple[str, ...] = (),
-           avoid: list[Box] | None = None, prefer_front: bool = True):
-    """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s floor."""
-    F, region = floor_frame(world, dst)
-    h = _half(world, node) if half is None else half
-    taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or [])
-    for local in free_spots(region.half, h, taken, prefer_front=prefer_front):
-        yield F[:3, :3] @ local + F[:3, 3]
 
 
 def _occlusions(world: World, graph: SceneGraph) -> None:
@@ -163,9 +152,9 @@ def _hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
     loc = graph.location.get(target)
     if loc is None or loc.dst not in world.layout.regions:
         raise RealizeError(f"{target!r} has no support on which {blocker!r} could hide it")
-    th, bh = _half(world, target), _half(world, blocker)
+    th, bh = half_of(world, target), half_of(world, blocker)
     half = np.array([th[0] + bh[0] + BLOCKER_GAP / 2, max(th[1], bh[1]), max(th[2], bh[2])])
-    centre = next(_spots(world, target, loc.dst, half=half, skip=(blocker,), prefer_front=False), None)
+    centre = next(spots_on(world, target, loc.dst, half=half, skip=(blocker,), prefer_front=False), None)
     if centre is None:
         raise RealizeError(f"no room on {loc.dst!r} for {blocker!r} in front of {target!r}")
     F, _ = floor_frame(world, loc.dst)
@@ -183,11 +172,7 @@ def _set_aside(world: World, graph: SceneGraph, blocker: str, spot: np.ndarray) 
     loc = graph.location.get(blocker)
     if loc is None or loc.dst not in world.layout.regions:
         return
-    F, _ = floor_frame(world, loc.dst)
-    centre = F[:3, :3].T @ (np.array([spot[0], spot[1], F[2, 3]]) - F[:3, 3])
-    keep = [Box(centre[:2], _half(world, blocker)[:2] + ASIDE_CLEAR)]
-    to = next(_spots(world, blocker, loc.dst, avoid=keep), None)
+    to = next(aside_spots(world, blocker, loc.dst, spot, ASIDE_CLEAR), None)
     if to is None:
         raise RealizeError(f"no room on {loc.dst!r} to move {blocker!r} aside")
     world.teleport(blocker, to)
-

@@ -91,7 +91,7 @@ def holding_hand(world: World, node: str) -> str | None:
 
 def measure_location(world: World, node: str, expected: SceneGraph) -> Location:
     """Where a node's body is, from measurement alone (`expected` only names the candidates)."""
-    hand = holding_hand(world, node)
+    hand = world.welds[node][0] if node in world.welds else holding_hand(world, node)
     if hand is not None:
         return (HELD, hand)
     # candidates exclude what the node itself holds (a book's own contents do not hold the book)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robograph_backends.sapien_tabletop.sense import ancestors, body_pose
+from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame
 from robograph_backends.sapien_tabletop.world import World
 
 GRID = 0.02  # m between candidate centres
@@ -64,3 +64,25 @@ def free_spots(region_half: tuple[float, float], half: np.ndarray, taken: list[B
         if all(abs(b.centre[0] - x) >= b.half[0] + half[0] + margin
                or abs(b.centre[1] - y) >= b.half[1] + half[1] + margin for b in taken):
             yield np.array([x, y, half[2] + CLEARANCE])
+
+
+def half_of(world: World, node: str) -> np.ndarray:
+    return np.asarray(world.layout.placements[node].size, dtype=float) / 2
+
+
+def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = None, skip: tuple[str, ...] = (),
+             avoid: list[Box] | None = None, prefer_front: bool = True) -> Iterator[np.ndarray]:
+    """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s floor."""
+    F, region = floor_frame(world, dst)
+    h = half_of(world, node) if half is None else half
+    taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or [])
+    for local in free_spots(region.half, h, taken, prefer_front=prefer_front):
+        yield F[:3, :3] @ local + F[:3, 3]
+
+
+def aside_spots(world: World, node: str, support: str, hiding: np.ndarray, clear: float) -> Iterator[np.ndarray]:
+    """Spots on `support` for a blocker, keeping `clear` around the spot (world x, y) where it hid."""
+    F, _ = floor_frame(world, support)
+    centre = F[:3, :3].T @ (np.array([hiding[0], hiding[1], F[2, 3]]) - F[:3, 3])
+    keep = [Box(centre[:2], half_of(world, node)[:2] + clear)]
+    return spots_on(world, node, support, avoid=keep)

@@ -26,11 +26,12 @@ from robograph_backends.sapien_tabletop.cameras import (
     quat_pitch,
 )
 from robograph_backends.sapien_tabletop.deps import _mesa_cache, panda_urdf, require_vulkan, sapien_module
+from robograph_backends.sapien_tabletop.errors import SapienBackendError
 from robograph_backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout, Placement
 from robograph_calibration.camera import CameraModel
 
-ARM_BASES = {"left": 0.35, "right": -0.35}  # y of each Panda's base
-ARM_SETBACK = 0.12  # base centre behind the table's front edge (-x), at table-top height (m)
+ARM_BASES = {"left": 0.25, "right": -0.25}  # y of each Panda's base: close enough for either hand to reach the middle
+ARM_SETBACK = 0.05  # base centre behind the table's front edge (-x), at table-top height (m): the arm reaches ~0.7 m top-down
 READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
 TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
@@ -59,6 +60,10 @@ def _drawer_shift(layout: Layout, node: str, open_state: dict[str, bool]) -> flo
     return 0.0
 
 
+class SimulationUnstable(SapienBackendError):
+    """The physics blew up (NaN/Inf joint angles): the backend rebuilds from the last graph."""
+
+
 @dataclass
 class World:
     """A built scene. `entity_node` maps SAPIEN's per-scene entity id to the graph node it belongs to."""
@@ -75,6 +80,10 @@ class World:
     buttons: dict[str, Any] = field(default_factory=dict)  # node -> articulation (body + button)
     # blocker -> (the node it hides, world x, y where it hides it): G0's columns, then realize's
     blocking: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
+    welds: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)  # node -> (hand, grip -> body)
+    held_qpos: dict[str, np.ndarray] = field(default_factory=dict)  # welded articulation -> its joints
+    held_groups: dict[str, list[list[int]]] = field(default_factory=dict)  # welded body -> its shapes' groups
+    interrupt: Any = None  # called before every chunk of steps (deadline / cancel); may raise
     _pressed: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
@@ -348,8 +357,76 @@ class World:
         return np.asarray(self.cameras[name].get_picture("Segmentation")[..., 1])
 
     def step(self, n: int = 1) -> None:
+        if self.interrupt is not None:
+            self.interrupt()
         for robot in self.robots.values():
             robot.set_qf(robot.compute_passive_force(gravity=True, coriolis_and_centrifugal=True))
         for _ in range(n):
+            for node, (hand, rel) in self.welds.items():
+                self._follow(node, hand, rel)
             self.scene.step()
         self.time += n * TIMESTEP
+        if not all(np.isfinite(r.get_qpos()).all() for r in self.robots.values()):
+            raise SimulationUnstable("a Panda's joint angles became NaN/Inf")
+
+    # assisted holds: a welded body follows the grip link (kinematic while welded) -----------------
+    def grip_pose(self, hand: str) -> np.ndarray:
+        link = next(lk for lk in self.robots[hand].get_links() if lk.name == "panda_grasptarget")
+        return np.asarray(link.entity_pose.to_transformation_matrix())
+
+    def weld(self, node: str, hand: str) -> None:
+        """Fix `node` to `hand` where it is now (assisted grasp, realized hold)."""
+        sapien = sapien_module()
+        body = self.bodies[node]
+        if not hasattr(body, "get_links"):
+            body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).set_kinematic(True)
+        self.welds[node] = (hand, np.linalg.inv(self.grip_pose(hand)) @ self._pose_of(node))
+        for shape in self._shapes(node):  # carried through anything: fingers pressing on it moved the arm
+            self.held_groups.setdefault(node, []).append(list(shape.get_collision_groups()))
+            shape.set_collision_groups([0, 0, 0, 0])
+        if hasattr(body, "get_links"):  # a held book's cover or box's lid stays as it was
+            self.held_qpos[node] = np.asarray(body.get_qpos(), dtype=float).copy()
+
+    def unweld(self, node: str) -> None:
+        sapien = sapien_module()
+        self.held_qpos.pop(node, None)
+        for shape, groups in zip(self._shapes(node), self.held_groups.pop(node, []), strict=False):
+            shape.set_collision_groups(groups)
+        if self.welds.pop(node, None) is None:
+            return
+        body = self.bodies[node]
+        if not hasattr(body, "get_links"):
+            comp = body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent)
+            comp.set_kinematic(False)
+            comp.set_linear_velocity(np.zeros(3))
+            comp.set_angular_velocity(np.zeros(3))
+
+    def _shapes(self, node: str) -> list[Any]:
+        sapien = sapien_module()
+        body = self.bodies[node]
+        if hasattr(body, "get_links"):
+            return [sh for lk in body.get_links() for sh in lk.get_collision_shapes()]
+        return list(body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).get_collision_shapes())
+
+    def _pose_of(self, node: str) -> np.ndarray:
+        body = self.bodies[node]
+        if hasattr(body, "get_links"):
+            return np.asarray(body.get_root_pose().to_transformation_matrix())
+        return np.asarray(body.get_pose().to_transformation_matrix())
+
+    def _follow(self, node: str, hand: str, rel: np.ndarray) -> None:
+        from robograph.rotations import quat_from_mat
+
+        sapien = sapien_module()
+        T = self.grip_pose(hand) @ rel
+        pose = sapien.Pose(T[:3, 3], quat_from_mat(T[:3, :3]))
+        body = self.bodies[node]
+        if hasattr(body, "get_links"):
+            body.set_root_pose(pose)
+            body.set_root_linear_velocity(np.zeros(3))
+            body.set_root_angular_velocity(np.zeros(3))
+            if node in self.held_qpos:
+                body.set_qpos(self.held_qpos[node])
+                body.set_qvel(np.zeros(body.dof))
+        else:
+            body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).set_kinematic_target(pose)

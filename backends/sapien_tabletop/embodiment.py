@@ -1,0 +1,329 @@
+"""`robograph_skills.interface` Robot, Scene and Assist over the SAPIEN tabletop world, so the
+same primitives (`robograph_skills.primitives`, `.articulation`) drive the two Pandas.
+
+The arms stand on fixed bases at the table's front edge: `drive_base` reaches nothing new (it
+returns True and leaves the base where it is), so what lies beyond an arm's reach fails as
+"out of reach" rather than being driven to. Hand orientations follow the interface: a yaw about
+world z for the direction the fingers close along (top-down work, `pitch` tilting the approach
+toward +x, away from the robot), or approach + closing directions. Geometry comes from the
+layout (sizes) and the live bodies (poses), never from the graph's relations.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from robograph.graph import SceneGraph
+from robograph.rotations import yaw_of
+from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
+from robograph_backends.sapien_tabletop.sense import (
+    FINGERS,
+    body_pose,
+    floor_frame,
+    holding_hand,
+    joined,
+    joint_fraction,
+    position,
+)
+from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
+from robograph_backends.sapien_tabletop.world import BUTTON_DEPTH, BUTTON_HALF, HANDS, READY_QPOS, WALL, World
+from robograph_skills.interface import BasePose, Grasp, Handle, Placement
+
+MAX_OPENING = 0.08  # m between the Panda's finger pads, fully open
+PALM_CLEARANCE = 0.047  # m from the grip point (panda_grasptarget) up to the palm's lowest part
+PINCH = 0.02  # m below an object's top the grip point goes (the pads' length)
+APPROACH = 0.15  # m above a grasp or release point the hand comes down from
+CARRY = np.array([0.25, 0.15, 0.35])  # m: carry pose of the grip point from the arm's base (x, outward, up):
+# out to the arm's own side, so the other arm reaches across the middle without hitting it
+WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the object or the grip is this close
+SERVO_STIFFNESS = 2000.0  # assisted joint servo (N/m or N m/rad) ...
+SERVO_DAMPING = 200.0
+SPOT_CHOICES = 3
+CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
+TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
+HANDLE_BAR = 0.02  # m: a drawer's handle bar, finger span (world.py builds it 2 cm thick)
+
+
+class SapienRobot:
+    """`Robot` for the two fixed Pandas."""
+
+    hands: tuple[str, ...] = HANDS
+    max_opening = MAX_OPENING
+    palm_clearance = PALM_CLEARANCE
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.motion = Motion(world)
+
+    @property
+    def failures(self) -> list[str]:
+        return [f for arm in self.motion.arms.values() for f in arm.failures]
+
+    def clear_failures(self) -> None:
+        for arm in self.motion.arms.values():
+            arm.failures.clear()
+
+    def drive_base(self, pose: BasePose) -> bool:
+        return True  # fixed bases: nothing to drive
+
+    def _clear_way(self, hand: str, position: np.ndarray) -> None:
+        """Before a hand works across the middle, the other arm turns out to its own side (the
+        bases stand 50 cm apart: the other arm's ready pose is in the way)."""
+        for other in self.hands:
+            if other == hand:
+                continue
+            base = np.asarray(self.world.robots[other].get_root_pose().p, dtype=float)
+            side = 1.0 if base[1] >= 0 else -1.0
+            if side * (float(position[1]) - base[1]) > -CROSS_MARGIN and not self.motion.tucked[other]:
+                q = np.array(READY_QPOS)
+                q[0] = side * TUCK_TURN
+                self.motion.move_joints(other, q, 0.5)
+                self.motion.tucked[other] = True
+
+    def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
+                  duration: float = 0.5, straight: bool = False) -> bool:
+        self._clear_way(hand, position)
+        approach = np.array([math.sin(pitch), 0.0, -math.cos(pitch)])
+        closing = np.array([math.cos(yaw), math.sin(yaw), 0.0])
+        return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
+
+    def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
+                  duration: float = 0.5, straight: bool = False) -> bool:
+        self._clear_way(hand, position)
+        return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
+
+    def hand_position(self, hand: str) -> np.ndarray:
+        return self.world.grip_pose(hand)[:3, 3].copy()
+
+    def hand_yaw(self, hand: str) -> float:
+        closing = self.world.grip_pose(hand)[:3, 1]
+        return math.atan2(float(closing[1]), float(closing[0]))
+
+    def carry(self, hand: str) -> None:
+        base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
+        side = 1.0 if base[1] >= 0 else -1.0
+        if not self.move_hand(hand, base + CARRY * np.array([1.0, side, 1.0]), self.hand_yaw(hand)):
+            self.stow(hand)
+
+    def stow(self, hand: str) -> None:
+        self.motion.move_joints(hand, np.array(READY_QPOS), 0.6)
+
+    def gripper(self, hand: str, opening: float) -> None:
+        self.motion.gripper(hand, opening)
+
+    def holds(self, hand: str, node: str) -> bool:
+        if node not in self.world.bodies:
+            return False
+        if node in self.world.welds:
+            return self.world.welds[node][0] == hand
+        return holding_hand(self.world, node) == hand
+
+    def detach(self, hand: str) -> None:
+        for node, (h, _rel) in list(self.world.welds.items()):
+            if h == hand:
+                self.world.unweld(node)
+
+    def wait(self, seconds: float) -> None:
+        self.motion.run(seconds)
+
+
+class TabletopAssist:
+    """`Assist` (assisted mode): servo a joint, weld a grasp, seat two parts."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def servo(self, node: str, fraction: float) -> None:
+        articulation, closed, opened = self.world.joints[node]
+        joint = articulation.get_active_joints()[-1]
+        joint.set_drive_property(SERVO_STIFFNESS, SERVO_DAMPING)
+        joint.set_drive_target(closed + (opened - closed) * float(np.clip(fraction, 0.0, 1.0)))
+
+    def release_servo(self, node: str) -> None:
+        articulation, _closed, _opened = self.world.joints[node]
+        articulation.get_active_joints()[-1].set_drive_property(0.0, 0.0)
+
+    def weld_grasp(self, hand: str, node: str) -> bool:
+        grip = self.world.grip_pose(hand)[:3, 3]
+        T = body_pose(self.world, node)
+        local = np.abs(T[:3, :3].T @ (grip - T[:3, 3])) - half_of(self.world, node)
+        near = float(np.linalg.norm(np.maximum(local, 0.0))) <= WELD_REACH
+        if not (near or _touches(self.world, hand, node)):
+            return False
+        self.world.weld(node, hand)
+        return True
+
+    def weld_parts(self, part: str, target: str) -> bool:
+        """Seat `part` on `target` wherever they are (the parts read joined when stacked)."""
+        seat = position(self.world, target) + np.array([0, 0, half_of(self.world, target)[2] + half_of(self.world, part)[2]])
+        hand = self.world.welds.get(part, (None,))[0]
+        self.world.unweld(part)
+        self.world.teleport(part, seat)
+        if hand is not None:
+            self.world.weld(part, hand)
+        return True
+
+
+def _touches(world: World, hand: str, node: str, both: bool = False) -> bool:
+    body = world.bodies[node]
+    ids = {lk.entity.per_scene_id for lk in body.get_links()} if hasattr(body, "get_links") else {body.per_scene_id}
+    robot_ids = {lk.entity.per_scene_id: lk.name for lk in world.robots[hand].get_links()}
+    fingers: set[str] = set()
+    for contact in world.scene.get_contacts():
+        a, b = (c.entity for c in contact.bodies)
+        for mine, other in ((a, b), (b, a)):
+            if mine.per_scene_id in ids and other.per_scene_id in robot_ids \
+                    and any(p.separation < 1e-3 for p in contact.points):
+                fingers.add(robot_ids[other.per_scene_id])
+    return bool(fingers) if not both else set(FINGERS) <= fingers
+
+
+class TabletopScene:
+    """`Scene` over the tabletop world. `graph` is the runtime's current graph (for the room)."""
+
+    def __init__(self, world: World, *, assisted: bool) -> None:
+        self.world = world
+        self.assist: TabletopAssist | None = TabletopAssist(world) if assisted else None
+        self.graph: SceneGraph | None = None
+
+    @property
+    def assisted(self) -> bool:
+        return self.assist is not None
+
+    def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None, *,
+                  operate: bool = False) -> BasePose:
+        return (0.0, 0.0, 0.0, 0.0)  # the bases are fixed at the table
+
+    def outward(self, node: str) -> np.ndarray:
+        return np.array([-1.0, 0.0, 0.0])  # the robot works from the table's front (-x)
+
+    # objects ---------------------------------------------------------------------------------------
+    def center(self, node: str) -> np.ndarray:
+        return position(self.world, node).copy()
+
+    def yaw(self, node: str) -> float:
+        return float(yaw_of(body_pose(self.world, node)[:3, :3]))
+
+    def half_extents(self, node: str) -> np.ndarray:
+        return half_of(self.world, node)
+
+    def _rim(self, node: str) -> float | None:
+        parent = self.world.layout.placements[node].parent
+        if parent is None or not self.world.layout.placements[parent].container:
+            return None
+        F, region = floor_frame(self.world, parent)
+        return float(F[2, 3] + region.height)
+
+    def grasp(self, node: str) -> Grasp:
+        c, h, yaw = self.center(node), self.half_extents(node), self.yaw(node)
+        across_x = h[0] <= h[1]  # the fingers close across the narrower side
+        g_yaw = yaw if across_x else yaw + math.pi / 2
+        g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
+        grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
+        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=self._rim(node), approach=APPROACH)
+
+    def grasps(self, node: str) -> list[Grasp]:
+        g = self.grasp(node)
+        out = [g, replace(g, position=g.position - np.array([0.0, 0.0, 0.015]))]
+        h = self.half_extents(node)
+        if 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:  # across the other side when it fits the fingers
+            out.append(replace(g, yaw=g.yaw + math.pi / 2, span=float(2 * max(h[0], h[1]))))
+        return out
+
+    def place(self, node: str, target: str, relation: str) -> list[Placement]:
+        if target not in self.world.layout.regions:
+            return []
+        rim = None
+        if self.world.layout.placements[target].container:
+            F, region = floor_frame(self.world, target)
+            rim = float(F[2, 3] + region.height)
+        return [Placement(p, False, target, rim=rim, approach=APPROACH)
+                for p in _spaced(spots_on(self.world, node, target))]
+
+    def aside(self, node: str) -> list[Placement]:
+        support = self.world.layout.placements[node].parent
+        if support is None:
+            return []
+        hiding = self.world.blocking.get(node, (None, position(self.world, node)[:2]))[1]
+        return [Placement(p, False, support, approach=APPROACH)
+                for p in _spaced(aside_spots(self.world, node, support, hiding, 0.06))]
+
+    # articulations -----------------------------------------------------------------------------------
+    def handles(self, node: str) -> list[Handle]:
+        return [self.handle(node)] if node in self.world.joints else []
+
+    def handle(self, name: str) -> Handle:
+        articulation, _closed, opened = self.world.joints[name]
+        pl = self.world.layout.placements[name]
+        hx, hy, hz = (s / 2 for s in pl.size)
+        links = articulation.get_links()
+        root = np.asarray(links[0].entity_pose.to_transformation_matrix())
+        leaf = np.asarray(links[-1].entity_pose.to_transformation_matrix())
+        q = float(articulation.get_qpos()[-1])
+
+        def at(T: np.ndarray, p: tuple[float, float, float]) -> np.ndarray:
+            return T[:3, :3] @ np.asarray(p) + T[:3, 3]
+
+        if pl.app.articulation == "drawer":
+            R = leaf[:3, :3]
+            grip = at(leaf, (-hx - 0.01, 0.0, 0.0))
+            return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 0, 1.0]), HANDLE_BAR, "slide",
+                          R @ np.array([-1.0, 0, 0]), grip, q, opened, -R[:, 0], 0.01, 0.01, 0.0)
+        R = leaf[:3, :3]
+        if pl.app.articulation == "hinged_door":  # vertical hinge at the -y edge of the front panel
+            pivot = at(root, (-hx - WALL / 2, -hy, 0.0))
+            grip = at(leaf, (-hx - WALL / 2, hy - 0.03, 0.0))
+            axis = root[:3, 2]
+            return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 1.0, 0]), WALL, "hinge",
+                          axis, pivot, q, opened, -R[:, 0], WALL / 2, WALL / 2, 2 * hy)
+        # lid / book cover: hinge along y at the back top edge; the grip is the free (front) edge
+        pivot = at(root, (hx, 0.0, hz + WALL / 2))
+        grip = at(leaf, (-hx + 0.01, 0.0, hz + WALL / 2))
+        return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 0, 1.0]), WALL, "hinge",
+                      root[:3, 1], pivot, q, opened, R[:, 2], WALL / 2, WALL / 2, 2 * hx)
+
+    def hand_on(self, hand: str, handle: str) -> bool:
+        return _touches(self.world, hand, handle, both=True)
+
+    def touches(self, hand: str, handle: str) -> bool:
+        return _touches(self.world, hand, handle)
+
+    def open_fraction(self, node: str) -> float:
+        return joint_fraction(self.world, node)
+
+    # buttons, assembly, rooms ----------------------------------------------------------------------
+    def button_top(self, node: str) -> tuple[np.ndarray, float]:
+        articulation = self.world.buttons[node]
+        cap = np.asarray(articulation.get_links()[-1].entity_pose.to_transformation_matrix())
+        hz = self.world.layout.placements[node].size[2] / 2
+        top = cap[:3, :3] @ np.array([0.0, 0.0, hz + 2 * BUTTON_HALF[2]]) + cap[:3, 3]
+        return top, BUTTON_DEPTH
+
+    def pressed(self, node: str) -> bool:
+        return float(self.world.buttons[node].get_qpos()[-1]) >= BUTTON_DEPTH / 2
+
+    def join(self, part: str, target: str) -> str | None:
+        if joined(self.world, part, target):
+            return None
+        miss = position(self.world, part)[:2] - position(self.world, target)[:2]
+        return f"{part} is not seated on {target}: {100 * float(np.linalg.norm(miss)):.1f} cm off centre"
+
+    def route(self, room: str) -> list[BasePose]:
+        return []
+
+    def robot_room(self) -> str | None:
+        return self.graph.robot_room() if self.graph is not None else None
+
+
+def _spaced(spots: object, spacing: float = 0.08) -> list[np.ndarray]:
+    """The first SPOT_CHOICES spots, each at least `spacing` from the ones before it."""
+    out: list[np.ndarray] = []
+    for p in spots:  # type: ignore[attr-defined]
+        if all(float(np.linalg.norm(p[:2] - q[:2])) >= spacing for q in out):
+            out.append(p)
+            if len(out) == SPOT_CHOICES:
+                break
+    return out
