@@ -28,8 +28,9 @@ CAMERAS = ("head", "left", "right")
 PHYSICAL_FAILURES = ("execution_failed", "simulation_unstable", "deadline_exceeded", "cancelled")
 
 
-def run_episode(inst: TaskInstance, backend: Backend, render: bool) -> dict[str, Any]:
-    """Run the oracle plan of `inst` on `backend` (closed afterwards): per-step outcome,
+def run_episode(inst: TaskInstance, backend: Backend, render: bool, *, close: bool = True) -> dict[str, Any]:
+    """Run the oracle plan of `inst` on `backend` (closed afterwards unless `close` is False: a
+    SAPIEN backend kept open keeps its renderer warm for the next reset): per-step outcome,
     agreement with the symbolic expectation, wall/physics/render seconds and Execution.info."""
     episode = Episode(inst, backend)
     t0 = time.perf_counter()
@@ -64,7 +65,8 @@ def run_episode(inst: TaskInstance, backend: Backend, render: bool) -> dict[str,
                       "executed": executed or action.name == "stop", "message": message,
                       "wall_s": wall, "physics_s": float(info.get("physics_s", 0.0)), "render_s": render_s,
                       "info": info, "failure": record.failure_type})
-    backend.close()
+    if close:
+        backend.close()
     return {"instance": inst.id, "success": episode.success, "build_s": build_s, "steps": steps}
 
 
