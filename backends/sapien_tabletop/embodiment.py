@@ -1,9 +1,9 @@
 """`robograph_skills.interface` Robot, Scene and Assist over the SAPIEN tabletop world, so the
 same primitives (`robograph_skills.primitives`, `.articulation`) drive the two Pandas.
 
-The arms stand on fixed bases at the table's front edge: `drive_base` reaches nothing new (it
-returns True and leaves the base where it is), so what lies beyond an arm's reach fails as
-"out of reach" rather than being driven to. Hand orientations follow the interface: a yaw about
+The two arms share one base on a rail along the table's front edge: `drive_base` slides it
+along y (kinematically, as a servoed base; x and yaw stay), so a hand works straight across the
+table from its shoulder; what lies deeper than an arm reaches fails as "out of reach". Hand orientations follow the interface: a yaw about
 world z for the direction the fingers close along (top-down work, `pitch` tilting the approach
 toward +x, away from the robot), or approach + closing directions. Geometry comes from the
 layout (sizes) and the live bodies (poses), never from the graph's relations.
@@ -29,7 +29,15 @@ from robograph_backends.sapien_tabletop.sense import (
     position,
 )
 from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
-from robograph_backends.sapien_tabletop.world import BUTTON_DEPTH, BUTTON_HALF, HANDS, READY_QPOS, WALL, World
+from robograph_backends.sapien_tabletop.world import (
+    BUTTON_DEPTH,
+    BUTTON_HALF,
+    HANDS,
+    READY_QPOS,
+    TIMESTEP,
+    WALL,
+    World,
+)
 from robograph_skills.interface import BasePose, Grasp, Handle, Placement
 
 MAX_OPENING = 0.08  # m between the Panda's finger pads, fully open
@@ -44,6 +52,9 @@ SERVO_DAMPING = 200.0
 SPOT_CHOICES = 3
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
+RAIL_SPEED = 0.5  # m/s the base slides along the table
+RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
+RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
 HANDLE_BAR = 0.02  # m: a drawer's handle bar, finger span (world.py builds it 2 cm thick)
 
 
@@ -66,8 +77,32 @@ class SapienRobot:
         for arm in self.motion.arms.values():
             arm.failures.clear()
 
+    def base(self) -> np.ndarray:
+        """(x, y) of the base: the midpoint of the two arms' roots (m, world)."""
+        roots = [np.asarray(r.get_root_pose().p, dtype=float) for r in self.world.robots.values()]
+        return np.mean(roots, axis=0)[:2]
+
     def drive_base(self, pose: BasePose) -> bool:
-        return True  # fixed bases: nothing to drive
+        """Slide the common base of both arms along the table's front (y; x and yaw stay): a
+        rail positioned kinematically, as a servoed mobile base; what the hands hold moves with
+        them. Smooth start and stop at RAIL_SPEED."""
+        from robograph_backends.sapien_tabletop.deps import sapien_module
+
+        sapien = sapien_module()
+        start = self.base()
+        dy = float(pose[1]) - float(start[1])
+        if abs(dy) < 0.01:
+            return True
+        roots = {h: r.get_root_pose() for h, r in self.world.robots.items()}
+        steps = max(2, int(abs(dy) / RAIL_SPEED / (10 * TIMESTEP)))
+        for k in range(1, steps + 1):
+            s = k / steps
+            s = s * s * (3 - 2 * s)
+            for h, r in self.world.robots.items():
+                p = np.asarray(roots[h].p, dtype=float) + np.array([0.0, dy * s, 0.0])
+                r.set_root_pose(sapien.Pose(p, roots[h].q))
+            self.motion.run(10 * TIMESTEP)
+        return True
 
     def _clear_way(self, hand: str, position: np.ndarray) -> None:
         """Before a hand works across the middle, the other arm turns out to its own side (the
@@ -195,7 +230,21 @@ class TabletopScene:
 
     def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None, *,
                   operate: bool = False) -> BasePose:
-        return (0.0, 0.0, 0.0, 0.0)  # the bases are fixed at the table
+        """The rail position from which `hand` (None: both) works at `point` (default: the
+        node): where it is, while the point lies within RAIL_KEEP across of the shoulder (the
+        Panda reaches best 0.3-0.5 m ahead with a little sideways offset, worst straight ahead
+        and close); else the base slides so the shoulder is RAIL_OFFSET across from it."""
+        p = self.center(node) if point is None else np.asarray(point, dtype=float)
+        roots = {h: np.asarray(r.get_root_pose().p, dtype=float) for h, r in self.world.robots.items()}
+        x = float(np.mean([q[0] for q in roots.values()]))
+        y = float(np.mean([q[1] for q in roots.values()]))
+        shoulder = roots[hand][1] if hand is not None else y
+        across = float(p[1]) - shoulder
+        keep = RAIL_KEEP if hand is not None else RAIL_OFFSET
+        if abs(across) <= keep:
+            return (x, y, 0.0, 0.0)
+        # slide so the point ends RAIL_OFFSET across, on the side it is on now
+        return (x, y + across - np.sign(across) * RAIL_OFFSET, 0.0, 0.0)
 
     def outward(self, node: str) -> np.ndarray:
         return np.array([-1.0, 0.0, 0.0])  # the robot works from the table's front (-x)
