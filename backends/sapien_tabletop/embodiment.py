@@ -46,9 +46,12 @@ PINCH = 0.02  # m below an object's top the grip point goes (the pads' length)
 APPROACH = 0.15  # m above a grasp or release point the hand comes down from
 CARRY = np.array([0.25, 0.15, 0.35])  # m: carry pose of the grip point from the arm's base (x, outward, up):
 # out to the arm's own side, so the other arm reaches across the middle without hitting it
+CARRY_LIFT = 0.12  # m the hand rises straight up before swinging to its carry pose
 WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the object or the grip is this close
-SERVO_STIFFNESS = 2000.0  # assisted joint servo (N/m or N m/rad) ...
-SERVO_DAMPING = 200.0
+# assisted joint servo: stiffness, damping, force limit (N/m, N s/m, N; hinges N m/rad ...). Gentle:
+# 2000 N m/rad kicked a 0.3 kg pencil-case lid open so hard that the case jumped 7 cm sideways
+SERVO_HINGE = (20.0, 5.0, 10.0)
+SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
@@ -138,10 +141,18 @@ class SapienRobot:
         return math.atan2(float(closing[1]), float(closing[0]))
 
     def carry(self, hand: str) -> None:
+        """Up first (the joint-space swing from a low hand swept a pencil case off its place),
+        then to the carry pose out to the arm's own side."""
+        T = self.world.grip_pose(hand)
+        if T[2, 3] < self._carry_height(hand) - 0.05:
+            self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True)
         base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
         side = 1.0 if base[1] >= 0 else -1.0
         if not self.move_hand(hand, base + CARRY * np.array([1.0, side, 1.0]), self.hand_yaw(hand)):
             self.stow(hand)
+
+    def _carry_height(self, hand: str) -> float:
+        return float(self.world.robots[hand].get_root_pose().p[2]) + float(CARRY[2])
 
     def stow(self, hand: str) -> None:
         self.motion.move_joints(hand, np.array(READY_QPOS), 0.6)
@@ -174,7 +185,8 @@ class TabletopAssist:
     def servo(self, node: str, fraction: float) -> None:
         articulation, closed, opened = self.world.joints[node]
         joint = articulation.get_active_joints()[-1]
-        joint.set_drive_property(SERVO_STIFFNESS, SERVO_DAMPING)
+        slide = self.world.layout.placements[node].app.articulation == "drawer"
+        joint.set_drive_property(*(SERVO_SLIDE if slide else SERVO_HINGE))
         joint.set_drive_target(closed + (opened - closed) * float(np.clip(fraction, 0.0, 1.0)))
 
     def release_servo(self, node: str) -> None:
