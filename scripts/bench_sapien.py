@@ -12,16 +12,20 @@ Dining, Fridge-T, Buffet-T: 57 scenes) from --bench DIR (DIR/episodes/<id>__base
 compiled in-process and written there when missing); --heldout N --seed S: N tabletop scenes
 compiled from seeds the benchmark does not use (cached in DIR/heldout/); --instances FILE...
 
+--identity runs no actions: G0 -> world -> G0 per scene with build, reconcile and render seconds.
+
 Usage: python scripts/bench_sapien.py [--episodes N | --scenes ID... | --heldout N --seed S |
-       --instances FILE...] [--mode physics|assisted] [--bench DIR] [--no-render] [--json]
+       --instances FILE...] [--mode physics|assisted] [--identity] [--bench DIR] [--no-render] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import time
 
+from robograph.backend import Backend
 from robograph.errors import RoboGraphError
 from robograph.instance import TaskInstance, load_instance
 from robograph_backends.bench import figures, run_episode
@@ -47,6 +51,33 @@ def select(args: argparse.Namespace) -> tuple[list[TaskInstance], dict[str, str]
     return loaded.instances, loaded.failed
 
 
+def identity(backend: Backend, pool: list[TaskInstance], render: bool) -> dict[str, object]:
+    """G0 -> world -> G0 per scene (reset with its settle steps, then reconcile), build and
+    render seconds: the graph contract without actions."""
+    rows = []
+    for inst in pool:
+        t0 = time.perf_counter()
+        backend.reset(inst.graph, seed=0)
+        t1 = time.perf_counter()
+        same = backend.reconcile(inst.graph) is inst.graph
+        t2 = time.perf_counter()
+        if render:
+            backend.render()
+        t3 = time.perf_counter()
+        rows.append({"reset_s": t1 - t0, "reconcile_s": t2 - t1, "render_s": t3 - t2, "identity": same})
+        print(f"{inst.id:16s} identity={same!s:5s} reset {t1 - t0:.2f}s reconcile {t2 - t1:.3f}s "
+              f"render {t3 - t2:.2f}s", flush=True)
+    warm = rows[1:] or rows
+    return {
+        "scenes": len(rows), "identity_rate": sum(r["identity"] for r in rows) / max(len(rows), 1),
+        "first_build_s": rows[0]["reset_s"] if rows else None,
+        "build_seconds": sum(r["reset_s"] for r in warm) / max(len(warm), 1),
+        "render_s_mean": sum(r["render_s"] for r in warm) / max(len(warm), 1) if render else None,
+        "reconcile_s_mean": sum(r["reconcile_s"] for r in rows) / max(len(rows), 1),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--episodes", type=int, default=0, help="episodes to run (default: every selected scene)")
@@ -59,6 +90,8 @@ def main() -> int:
     ap.add_argument("--scenes", nargs="*", help="only these benchmark scene ids (e.g. Desk-1)")
     ap.add_argument("--no-render", action="store_true", help="skip the three camera renders per action")
     ap.add_argument("--verbose", action="store_true", help="print every step with its skill message")
+    ap.add_argument("--identity", action="store_true",
+                    help="no actions: G0 -> world -> G0 per scene, with build and render seconds")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
@@ -71,6 +104,13 @@ def main() -> int:
         print(f"{sid:16s} not compiled: {why}")
     pool = pool[: args.episodes or None]
     backend = SapienTabletopBackend(mode=args.mode)
+    if args.identity:
+        figs_id = {"backend": "sapien", "mode": args.mode, **identity(backend, pool, not args.no_render)}
+        backend.close()
+        print(f"identity {figs_id['identity_rate']:.0%} of {figs_id['scenes']} scenes")
+        if args.json:
+            print(json.dumps(figs_id, sort_keys=True))
+        return 0
     results = []
     for inst in pool:
         t0 = time.perf_counter()

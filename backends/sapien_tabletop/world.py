@@ -293,9 +293,9 @@ class World:
             loader.fix_root_link = True
             builder = loader.load_file_as_articulation_builder(str(panda_urdf()))
             for link in builder.link_builders:
-                # no self-collision within one arm (hand and link7 touch at rest, link3 and link5
-                # when the elbow folds: the drives fought them and stopped the hand 3.5 cm short);
-                # shapes sharing a group-2 bit with the same group 3 do not collide
+                # meant to stop one arm's links colliding with each other (hand and link7 touch
+                # at rest): shapes sharing a group-2 bit with the same group 3 do not collide.
+                # Not verified: link3-link5 contacts were still reported with the elbow folded
                 link.collision_groups = [1, 1, 1, len(self.robots) + 1]
             robot = builder.build(fix_root_link=True)
             robot.set_name(f"{hand}_panda")
