@@ -57,6 +57,7 @@ CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
 RAIL_SPEED = 0.5  # m/s the base slides along the table
 RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
+RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
 RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
 HANDLE_BAR = 0.02  # m: a drawer's handle bar, finger span (world.py builds it 2 cm thick)
 
@@ -161,6 +162,8 @@ class SapienRobot:
         self.motion.gripper(hand, opening)
 
     def holds(self, hand: str, node: str) -> bool:
+        if node in self.world.parts:  # an assembled whole: every part in the hand
+            return all(self.holds(hand, p) for p in self.world.parts[node])
         if node not in self.world.bodies:
             return False
         if node in self.world.welds:
@@ -194,6 +197,14 @@ class TabletopAssist:
         articulation.get_active_joints()[-1].set_drive_property(0.0, 0.0)
 
     def weld_grasp(self, hand: str, node: str) -> bool:
+        if node in self.world.parts:  # an assembled whole: its parts go together
+            parts = self.world.parts[node]
+            if not any(self.weld_grasp(hand, p) for p in parts):
+                return False
+            for p in parts:
+                if p not in self.world.welds:
+                    self.world.weld(p, hand)
+            return True
         grip = self.world.grip_pose(hand)[:3, 3]
         T = body_pose(self.world, node)
         local = np.abs(T[:3, :3].T @ (grip - T[:3, 3])) - half_of(self.world, node)
@@ -252,6 +263,11 @@ class TabletopScene:
         y = float(np.mean([q[1] for q in roots.values()]))
         shoulder = roots[hand][1] if hand is not None else y
         across = float(p[1]) - shoulder
+        if hand is not None and float(p[0]) - x < RAIL_NEAR and abs(across) < RAIL_OFFSET:
+            # close in front of the shoulder the arm cannot bend down to it: put the point
+            # RAIL_OFFSET out to the arm's own side (away from the other arm)
+            side = 1.0 if roots[hand][1] >= y else -1.0
+            return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
         keep = RAIL_KEEP if hand is not None else RAIL_OFFSET
         if abs(across) <= keep:
             return (x, y, 0.0, 0.0)
@@ -262,16 +278,31 @@ class TabletopScene:
         return np.array([-1.0, 0.0, 0.0])  # the robot works from the table's front (-x)
 
     # objects ---------------------------------------------------------------------------------------
+    def _box(self, node: str) -> tuple[np.ndarray, np.ndarray]:
+        """Centre and half extents of a node's body; an assembled whole (no body of its own):
+        the box around its stacked parts."""
+        parts = self.world.parts.get(node) if node not in self.world.bodies else None
+        if not parts:
+            return position(self.world, node).copy(), half_of(self.world, node)
+        lo = np.min([position(self.world, p) - half_of(self.world, p) for p in parts], axis=0)
+        hi = np.max([position(self.world, p) + half_of(self.world, p) for p in parts], axis=0)
+        return (lo + hi) / 2, (hi - lo) / 2
+
     def center(self, node: str) -> np.ndarray:
-        return position(self.world, node).copy()
+        return self._box(node)[0]
 
     def yaw(self, node: str) -> float:
-        return float(yaw_of(body_pose(self.world, node)[:3, :3]))
+        body = node if node in self.world.bodies else self.world.parts.get(node, (node,))[0]
+        return float(yaw_of(body_pose(self.world, body)[:3, :3]))
 
     def half_extents(self, node: str) -> np.ndarray:
-        return half_of(self.world, node)
+        return self._box(node)[1]
 
     def _rim(self, node: str) -> float | None:
+        if node not in self.world.layout.placements:  # an assembled whole stands where its parts do
+            node = min(self.world.parts.get(node, ()), key=lambda p: float(position(self.world, p)[2]), default=node)
+            if node not in self.world.layout.placements:
+                return None
         parent = self.world.layout.placements[node].parent
         if parent is None or not self.world.layout.placements[parent].container:
             return None
@@ -302,9 +333,12 @@ class TabletopScene:
             F, region = floor_frame(self.world, target)
             rim = float(F[2, 3] + region.height)
         return [Placement(p, False, target, rim=rim, approach=APPROACH)
-                for p in _spaced(spots_on(self.world, node, target))]
+                for p in _spaced(spots_on(self.world, node, target, half=self.half_extents(node),
+                                          skip=self.world.parts.get(node, ())))]
 
     def aside(self, node: str) -> list[Placement]:
+        if node not in self.world.layout.placements:
+            return []
         support = self.world.layout.placements[node].parent
         if support is None:
             return []

@@ -18,6 +18,7 @@ from robograph_backends.sapien_tabletop.world import World
 
 GRID = 0.02  # m between candidate centres
 MARGIN = 0.015  # m kept between a spot's footprint and each occupant
+INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
 
 
@@ -72,11 +73,14 @@ def half_of(world: World, node: str) -> np.ndarray:
 
 def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = None, skip: tuple[str, ...] = (),
              avoid: list[Box] | None = None, prefer_front: bool = True) -> Iterator[np.ndarray]:
-    """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s floor."""
+    """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s
+    floor. Inside a walled container the gap to neighbours is INSIDE_MARGIN: the layout packs a
+    container's contents tightly and leaves no slot for what is put in later."""
     F, region = floor_frame(world, dst)
     h = half_of(world, node) if half is None else half
     taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or [])
-    for local in free_spots(region.half, h, taken, prefer_front=prefer_front):
+    margin = INSIDE_MARGIN if world.layout.placements[dst].container else MARGIN
+    for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=margin):
         yield F[:3, :3] @ local + F[:3, 3]
 
 

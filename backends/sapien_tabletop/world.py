@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from robograph.backend import Frame
-from robograph.graph import FURNITURE, SceneGraph
+from robograph.graph import FURNITURE, PART_OF, SceneGraph
 from robograph_backends.sapien_tabletop.cameras import (
     HEAD_FOVY,
     HEAD_PITCH,
@@ -87,6 +87,7 @@ class World:
     welds: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)  # node -> (hand, grip -> body)
     held_qpos: dict[str, np.ndarray] = field(default_factory=dict)  # welded articulation -> its joints
     held_groups: dict[str, list[list[int]]] = field(default_factory=dict)  # welded body -> its shapes' groups
+    parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # assembly whole -> its parts (no body of its own)
     interrupt: Any = None  # called before every chunk of steps (deadline / cancel); may raise
     _pressed: dict[str, bool] = field(default_factory=dict)
 
@@ -102,6 +103,8 @@ class World:
         scene.add_ground(0.0)
         world = cls(scene, layout, {}, {})
         world._pressed = {n: bool(graph.attr(n, "pressed", False)) for n in layout.placements}
+        for e in sorted(graph.edges_of(PART_OF)):
+            world.parts[e.dst] = (*world.parts.get(e.dst, ()), e.src)
         open_state = {n: bool(graph.attr(n, "open", False)) for n in layout.placements}
         for pl in layout.placements.values():
             shift = _drawer_shift(layout, pl.node, open_state)
