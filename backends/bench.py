@@ -99,6 +99,8 @@ def figures(results: list[dict[str, Any]], mode: str, heldout: bool, failed: dic
         "physics_seconds_per_action": mean("physics_s"),
         "render_seconds_per_action": mean("render_s"),
         "max_seconds_per_action": max((s["wall_s"] for s in steps), default=0.0),
+        # over the steps the world executed only (a refused step costs next to nothing)
+        "seconds_per_executed_action": statistics.fmean(s["wall_s"] for s in executed) if executed else 0.0,
         "assists": {"count": totals.assist_count, "per_kind": dict(sorted(totals.assists.items())),
                     "steps_with_assists": sum(bool(s["info"].get("assists")) for s in steps)},
         "retries": totals.retries,

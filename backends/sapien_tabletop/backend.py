@@ -109,7 +109,7 @@ class SapienTabletopBackend:
         world = self.world
         self.scene.graph = graph
         self.robot.clear_failures()
-        t0, sim0 = time.perf_counter(), world.time
+        t0, sim0, phys0 = time.perf_counter(), world.time, world.physics_s
         failure = interruption(deadline, cancel)
         result = SkillResult(False, "not started")
         if failure is None:
@@ -128,7 +128,8 @@ class SapienTabletopBackend:
         self.scene.graph = expected
         self.last_info = {
             "wall_s": time.perf_counter() - t0,
-            "sim_s": self.world.time - sim0 if self._world is world else 0.0,
+            "physics_s": world.physics_s - phys0,
+            "sim_s": world.time - sim0,
             "mode": self.mode,
             "assists": list(result.assists),
             "retries": int(result.retries),

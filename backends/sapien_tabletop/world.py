@@ -8,6 +8,7 @@ scene in which only some cameras rendered crashes SAPIEN 3.0.3).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -88,6 +89,7 @@ class World:
     held_qpos: dict[str, np.ndarray] = field(default_factory=dict)  # welded articulation -> its joints
     held_groups: dict[str, list[list[int]]] = field(default_factory=dict)  # welded body -> its shapes' groups
     parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # assembly whole -> its parts (no body of its own)
+    physics_s: float = 0.0  # wall seconds spent stepping physics since the build
     interrupt: Any = None  # called before every chunk of steps (deadline / cancel); may raise
     _pressed: dict[str, bool] = field(default_factory=dict)
 
@@ -372,6 +374,7 @@ class World:
     def step(self, n: int = 1) -> None:
         if self.interrupt is not None:
             self.interrupt()
+        t0 = time.perf_counter()
         for robot in self.robots.values():
             robot.set_qf(robot.compute_passive_force(gravity=True, coriolis_and_centrifugal=True))
         for _ in range(n):
@@ -379,6 +382,7 @@ class World:
                 self._follow(node, hand, rel)
             self.scene.step()
         self.time += n * TIMESTEP
+        self.physics_s += time.perf_counter() - t0
         if not all(np.isfinite(r.get_qpos()).all() for r in self.robots.values()):
             raise SimulationUnstable("a Panda's joint angles became NaN/Inf")
 
