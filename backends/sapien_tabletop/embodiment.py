@@ -55,6 +55,7 @@ SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
+TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
 RAIL_SPEED = 0.5  # m/s the base slides along the table
 RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
 RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
@@ -72,6 +73,7 @@ class SapienRobot:
     def __init__(self, world: World) -> None:
         self.world = world
         self.motion = Motion(world)
+        self._tilt = {hand: 0.0 for hand in self.hands}  # rad the last top-down approach was tilted
 
     @property
     def failures(self) -> list[str]:
@@ -125,9 +127,21 @@ class SapienRobot:
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
         self._clear_way(hand, position)
-        approach = np.array([math.sin(pitch), 0.0, -math.cos(pitch)])
         closing = np.array([math.cos(yaw), math.sin(yaw), 0.0])
-        return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
+        # where straight down has no IK solution (far across the table) the approach tilts
+        # toward +x, as a person reaches; a straight move keeps the tilt it started with
+        tilts = [self._tilt[hand]] if straight else [t for t in TILTS]
+        ok = False
+        for tilt in tilts:
+            p = pitch + tilt
+            approach = np.array([math.sin(p), 0.0, -math.cos(p)])
+            before = len(self.failures)
+            ok = self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
+            self._tilt[hand] = tilt
+            new = self.failures[before:]
+            if ok or not any("no IK solution" in f for f in new):
+                break
+        return ok
 
     def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
                   duration: float = 0.5, straight: bool = False) -> bool:
