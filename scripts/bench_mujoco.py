@@ -23,103 +23,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
-import statistics
-import time
-from typing import Any
 
-from robograph.actions import effects
-from robograph.backend import InfoTotals
 from robograph.errors import RoboGraphError
 from robograph.instance import TaskInstance, load_instance
 from robograph.registry import make_backend, parse_backend_opts
-from robograph.rewrite import apply_all, diff
-from robograph.runtime import Episode
+from robograph_backends.bench import figures, run_episode
 from robograph_backends.mujoco_kitchen.episodes import (
     indoor_scene_ids,
     load_heldout,
     load_indoor,
-    oracle_actions,
 )
 from robograph_backends.mujoco_kitchen.samples import indoor_samples
-
-CAMERAS = ("head", "left", "right")
-PHYSICAL_FAILURES = ("execution_failed", "simulation_unstable", "deadline_exceeded", "cancelled")
-
-
-def run_episode(inst: TaskInstance, options: dict[str, Any], render: bool) -> dict[str, Any]:
-    backend = make_backend("mujoco", **options)
-    episode = Episode(inst, backend)
-    t0 = time.perf_counter()
-    episode.reset(0)
-    build_s = time.perf_counter() - t0
-    steps: list[dict[str, Any]] = []
-    for action in oracle_actions(inst):
-        if episode.done:
-            break
-        before = episode.graph
-        t = time.perf_counter()
-        record = episode.step(action)
-        render_s = 0.0
-        if render and action.name != "stop":
-            r0 = time.perf_counter()
-            backend.render(CAMERAS)
-            render_s = time.perf_counter() - r0
-        wall = time.perf_counter() - t
-        expected = None
-        if record.failure is None or record.failure.type.value in PHYSICAL_FAILURES:
-            try:
-                expected = apply_all(before, effects(before, action))
-            except AssertionError:
-                expected = None
-        executed = expected is not None  # a failed symbolic precondition never reaches the world
-        agree = executed and episode.graph == expected
-        info = dict(record.info or {})
-        message = record.failure.message if record.failure is not None else ""
-        if not agree and expected is not None:
-            message += " diff: " + "; ".join(str(r) for r in diff(expected, episode.graph))[:300]
-        steps.append({"action": str(action), "ok": record.ok, "agree": bool(agree or action.name == "stop"),
-                      "executed": executed or action.name == "stop", "message": message,
-                      "wall_s": wall, "physics_s": float(info.get("physics_s", 0.0)), "render_s": render_s,
-                      "info": info, "failure": record.failure_type})
-    backend.close()
-    return {"instance": inst.id, "success": episode.success, "build_s": build_s, "steps": steps}
-
-
-def figures(results: list[dict[str, Any]], mode: str, heldout: bool, failed: dict[str, str]) -> dict[str, Any]:
-    steps = [s for r in results for s in r["steps"] if not s["action"].startswith("stop")]
-    executed = [s for s in steps if s["executed"]]
-    totals = InfoTotals()
-    for s in steps:
-        totals.add(s["info"])
-
-    def mean(key: str) -> float:
-        return statistics.fmean(s[key] for s in steps) if steps else 0.0
-
-    return {
-        "mode": mode,
-        "heldout": heldout,
-        "episodes": len(results),
-        "instances": [r["instance"] for r in results],
-        "not_compiled": sorted(failed),
-        "success_rate": sum(r["success"] for r in results) / max(len(results), 1),
-        # agreement over the steps the world executed; a step refused by its symbolic
-        # precondition after an earlier physical miss has no physical outcome to compare
-        "graph_agreement": sum(s["agree"] for s in executed) / max(len(executed), 1),
-        "graph_agreement_all_steps": sum(s["agree"] for s in steps) / max(len(steps), 1),
-        "steps": len(steps),
-        "steps_not_executed": len(steps) - len(executed),
-        "step_success_rate": sum(s["ok"] for s in steps) / max(len(steps), 1),
-        "seconds_per_action": mean("wall_s"),
-        "physics_seconds_per_action": mean("physics_s"),
-        "render_seconds_per_action": mean("render_s"),
-        "max_seconds_per_action": max((s["wall_s"] for s in steps), default=0.0),
-        "assists": {"count": totals.assist_count, "per_kind": dict(sorted(totals.assists.items())),
-                    "steps_with_assists": sum(bool(s["info"].get("assists")) for s in steps)},
-        "retries": totals.retries,
-        "build_seconds": statistics.fmean(r["build_s"] for r in results) if results else 0.0,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
-    }
 
 
 def select(args: argparse.Namespace) -> tuple[list[TaskInstance], dict[str, str]]:
@@ -168,7 +82,7 @@ def main() -> int:
     pool = pool[: args.episodes or None]
     results = []
     for inst in pool:
-        res = run_episode(inst, options, not args.no_render)
+        res = run_episode(inst, make_backend("mujoco", **options), not args.no_render)
         results.append(res)
         done = sum(s["ok"] for s in res["steps"])
         print(f"{res['instance']:16s} success={res['success']!s:5s} steps ok {done}/{len(res['steps'])} "

@@ -1,13 +1,21 @@
-"""Bench of the SAPIEN tabletop backend's foundations: build (reset), identity G0 -> world -> G0,
-and three 320x240 renders, per tabletop baseline scene. No actions yet: `execute` is not built,
-so there is no success rate, agreement per step or time per action to report (the keys are
-present, null, so runs compare with bench_mujoco's once they exist).
+"""Execute oracle plans of tabletop episodes through the SAPIEN tabletop backend.
 
-Scenes: --instances FILE... any instance files; otherwise the tabletop scenes of
-assets/benchmark.yaml from DIR/episodes/<id>__baseline.json (--bench DIR, default bench),
-compiled in-process when missing. --episodes N keeps the first N.
+The figures and JSON keys are bench_mujoco.py's (`robograph_backends.bench`): `mode`,
+`heldout`, `success_rate`, `graph_agreement` (over executed steps), `seconds_per_action`
+(wall, including three 320x240 renders after every action), `max_seconds_per_action`,
+`assists` (count, per kind), `retries`, `build_seconds`, `peak_rss_mb`; plus `first_build_s`
+(the first scene of a process pays ~20 s for SAPIEN's first pictures; one backend is kept for
+all episodes so later builds do not). Every figure is labelled with its execution `mode`.
 
-Usage: python scripts/bench_sapien.py [--instances FILE... | --bench DIR] [--episodes N] [--json]
+Instances: the tabletop baseline episodes of assets/benchmark.yaml (Desk, Cosmetics, Toy,
+Dining, Fridge-T, Buffet-T: 57 scenes) from --bench DIR (DIR/episodes/<id>__baseline.json,
+compiled in-process and written there when missing); --heldout N --seed S: N tabletop scenes
+compiled from seeds the benchmark does not use (cached in DIR/heldout/); --instances FILE...
+
+--identity runs no actions: G0 -> world -> G0 per scene with build, reconcile and render seconds.
+
+Usage: python scripts/bench_sapien.py [--episodes N | --scenes ID... | --heldout N --seed S |
+       --instances FILE...] [--mode physics|assisted] [--identity] [--bench DIR] [--no-render] [--json]
 """
 
 from __future__ import annotations
@@ -17,9 +25,11 @@ import json
 import resource
 import time
 
+from robograph.backend import Backend
 from robograph.errors import RoboGraphError
 from robograph.instance import TaskInstance, load_instance
-from robograph_backends.mujoco_kitchen.episodes import compile_baseline, episode_path
+from robograph_backends.bench import figures, run_episode
+from robograph_backends.mujoco_kitchen.episodes import load_heldout, load_indoor
 
 DOMAIN = "tabletop"
 
@@ -30,70 +40,106 @@ def tabletop_ids() -> list[str]:
     return [s.id for s in load_assets().scenes if s.domain == DOMAIN]
 
 
-def select(args: argparse.Namespace) -> list[TaskInstance]:
+def select(args: argparse.Namespace) -> tuple[list[TaskInstance], dict[str, str]]:
     if args.instances:
-        return [load_instance(f) for f in args.instances]
-    out = []
-    for sid in tabletop_ids()[: args.episodes or None]:
-        path = episode_path(args.bench, sid)
-        if path.is_file():
-            out.append(load_instance(path))
-        else:
-            inst = compile_baseline(sid)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            inst.save(path)
-            out.append(inst)
-    return out
+        return [load_instance(f) for f in args.instances], {}
+    if args.heldout:
+        loaded = load_heldout(args.bench, args.heldout, args.seed, domain=DOMAIN)
+    else:
+        ids = args.scenes or tabletop_ids()[: args.episodes or None]
+        loaded = load_indoor(args.bench, ids)  # any benchmark ids: read or compiled and cached
+    return loaded.instances, loaded.failed
+
+
+def identity(backend: Backend, pool: list[TaskInstance], render: bool) -> dict[str, object]:
+    """G0 -> world -> G0 per scene (reset with its settle steps, then reconcile), build and
+    render seconds: the graph contract without actions."""
+    rows = []
+    for inst in pool:
+        t0 = time.perf_counter()
+        backend.reset(inst.graph, seed=0)
+        t1 = time.perf_counter()
+        same = backend.reconcile(inst.graph) is inst.graph
+        t2 = time.perf_counter()
+        if render:
+            backend.render()
+        t3 = time.perf_counter()
+        rows.append({"reset_s": t1 - t0, "reconcile_s": t2 - t1, "render_s": t3 - t2, "identity": same})
+        print(f"{inst.id:16s} identity={same!s:5s} reset {t1 - t0:.2f}s reconcile {t2 - t1:.3f}s "
+              f"render {t3 - t2:.2f}s", flush=True)
+    warm = rows[1:] or rows
+    return {
+        "scenes": len(rows), "identity_rate": sum(r["identity"] for r in rows) / max(len(rows), 1),
+        "first_build_s": rows[0]["reset_s"] if rows else None,
+        "build_seconds": sum(r["reset_s"] for r in warm) / max(len(warm), 1),
+        "render_s_mean": sum(r["render_s"] for r in warm) / max(len(warm), 1) if render else None,
+        "reconcile_s_mean": sum(r["reconcile_s"] for r in rows) / max(len(rows), 1),
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+    }
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--episodes", type=int, default=0, help="episodes to run (default: every selected scene)")
+    ap.add_argument("--mode", choices=("physics", "assisted"), default="physics", help="execution mode")
     ap.add_argument("--bench", default="bench", metavar="DIR", help="compiled benchmark directory (default: bench)")
+    ap.add_argument("--heldout", type=int, default=0, metavar="N",
+                    help="N tabletop scenes compiled from seeds the benchmark does not use (see --seed)")
+    ap.add_argument("--seed", type=int, default=1, metavar="S", help="first held-out scene seed (default 1)")
     ap.add_argument("--instances", nargs="*", help="instance files instead of the benchmark")
-    ap.add_argument("--episodes", type=int, default=0, help="scenes to run (default: every selected one)")
-    ap.add_argument("--mode", choices=("physics",), default="physics", help="execution mode (physics only so far)")
-    ap.add_argument("--no-render", action="store_true", help="skip the three camera renders per scene")
+    ap.add_argument("--scenes", nargs="*", help="only these benchmark scene ids (e.g. Desk-1)")
+    ap.add_argument("--no-render", action="store_true", help="skip the three camera renders per action")
+    ap.add_argument("--verbose", action="store_true", help="print every step with its skill message")
+    ap.add_argument("--identity", action="store_true",
+                    help="no actions: G0 -> world -> G0 per scene, with build and render seconds")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
 
     try:
-        pool = select(args)[: args.episodes or None]
+        pool, failed = select(args)
     except RoboGraphError as exc:
         ap.exit(2, f"error: {exc}\n")
-    backend = SapienTabletopBackend()
-    rows = []
+    for sid, why in failed.items():
+        print(f"{sid:16s} not compiled: {why}")
+    pool = pool[: args.episodes or None]
+    backend = SapienTabletopBackend(mode=args.mode)
+    if args.identity:
+        figs_id = {"backend": "sapien", "mode": args.mode, **identity(backend, pool, not args.no_render)}
+        backend.close()
+        print(f"identity {figs_id['identity_rate']:.0%} of {figs_id['scenes']} scenes")
+        if args.json:
+            print(json.dumps(figs_id, sort_keys=True))
+        return 0
+    results = []
     for inst in pool:
-        g0 = inst.graph
         t0 = time.perf_counter()
-        backend.reset(g0, seed=int(inst.metadata.get("seed", 0)))
-        t1 = time.perf_counter()
-        same = backend.reconcile(g0) is g0
-        t2 = time.perf_counter()
-        if not args.no_render:
-            backend.render()
-        t3 = time.perf_counter()
-        rows.append({"instance": inst.id, "reset_s": t1 - t0, "reconcile_s": t2 - t1, "render_s": t3 - t2,
-                     "identity": same})
-        print(f"{inst.id:16s} identity={same!s:5s} reset {t1 - t0:.2f}s reconcile {t2 - t1:.3f}s "
-              f"render {t3 - t2:.2f}s", flush=True)
+        res = run_episode(inst, backend, not args.no_render, close=False)
+        res["episode_s"] = time.perf_counter() - t0
+        results.append(res)
+        done = sum(s["ok"] for s in res["steps"])
+        print(f"{res['instance']:16s} success={res['success']!s:5s} steps ok {done}/{len(res['steps'])} "
+              f"build {res['build_s']:.2f}s episode {res['episode_s']:.1f}s", flush=True)
+        for s in res["steps"]:
+            if args.verbose or not s["ok"] or not s["agree"]:
+                print(f"    {s['action']:34s} ok={s['ok']} agree={s['agree']} {s['wall_s']:.2f}s "
+                      f"{s['failure'] or ''} {s['message'] if not s['ok'] or not s['agree'] else ''}")
     backend.close()
-    warm = rows[1:] or rows
-    figs = {
-        "backend": "sapien", "mode": args.mode, "heldout": False, "assists": {"count": 0, "per_kind": {}},
-        "scenes": len(rows), "identity_rate": sum(r["identity"] for r in rows) / max(len(rows), 1),
-        "first_reset_s": rows[0]["reset_s"] if rows else None,
-        "reset_s_mean": sum(r["reset_s"] for r in warm) / max(len(warm), 1),
-        "reset_s_max": max((r["reset_s"] for r in warm), default=None),
-        "render_s_mean": None if args.no_render else sum(r["render_s"] for r in warm) / max(len(warm), 1),
-        "render_s_max": None if args.no_render else max((r["render_s"] for r in warm), default=None),
-        "reconcile_s_mean": sum(r["reconcile_s"] for r in rows) / max(len(rows), 1),
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        # not measurable until execute exists
-        "success_rate": None, "graph_agreement": None, "seconds_per_action": None, "max_seconds_per_action": None,
-    }
-    print(f"[{args.mode}] identity {figs['identity_rate']:.0%} of {len(rows)} scenes; reset {figs['reset_s_mean']:.2f} s "
-          f"mean after the first ({figs['first_reset_s'] or 0:.1f} s); peak RSS {figs['peak_rss_mb']:.0f} MB")
+    figs = figures(results, args.mode, bool(args.heldout), failed)
+    # the first scene of a process pays SAPIEN's first pictures: reported apart from the mean build
+    later = [r["build_s"] for r in results[1:]]
+    figs["build_seconds"] = sum(later) / len(later) if later else figs["build_seconds"]
+    figs["first_build_s"] = results[0]["build_s"] if results else None
+    figs["backend"] = "sapien"
+    if args.heldout:
+        figs["heldout_seed"] = args.seed
+    print(f"[{figs['mode']}{', held-out' if figs['heldout'] else ''}] success rate {figs['success_rate']:.0%} "
+          f"of {figs['episodes']}  graph agreement {figs['graph_agreement']:.1%} of "
+          f"{figs['steps'] - figs['steps_not_executed']} executed steps  step success {figs['step_success_rate']:.1%}")
+    print(f"per action: {figs['seconds_per_action']:.2f} s wall (render {figs['render_seconds_per_action']:.3f} s), "
+          f"max {figs['max_seconds_per_action']:.2f} s; assists {figs['assists']['count']} "
+          f"{figs['assists']['per_kind']}; build {figs['build_seconds']:.2f} s after the first "
+          f"({figs['first_build_s'] or 0:.1f} s); peak RSS {figs['peak_rss_mb']:.0f} MB")
     if args.json:
         print(json.dumps(figs, sort_keys=True))
     return 0

@@ -33,7 +33,7 @@ SKILLS_SCRIPT = f"""
 import sys
 for name in {BLOCKED!r}:
     sys.modules[name] = None
-import robograph_skills.interface, robograph_skills.primitives, robograph_skills.articulation
+import robograph_skills.interface, robograph_skills.primitives, robograph_skills.articulation, robograph_skills.dispatch
 loaded = sorted(n for n in {BLOCKED!r} if sys.modules.get(n) is not None)
 print("loaded:", loaded)
 """

@@ -29,7 +29,7 @@ from robograph.backend import (
 )
 from robograph.errors import BackendError
 from robograph.failures import ActionFailure, FailureType
-from robograph.graph import HANDS, SceneGraph
+from robograph.graph import SceneGraph
 from robograph.registry import BackendOptionError
 from robograph.rewrite import Rewrite
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
@@ -198,39 +198,9 @@ class MujocoKitchenBackend:
         return Execution(failure=failure, info=dict(self.last_info))
 
     def _dispatch(self, graph: SceneGraph, action: Action, expected: SceneGraph) -> Any:
-        from robograph_skills import primitives as sk
+        from robograph_skills.dispatch import run_action
 
-        name, args = action.name, action.args
-        robot, scene = self.robot, self.scene
-
-        def free_hand() -> str:
-            for hand in HANDS:
-                if not graph.attr("robot", hand):
-                    return hand
-            return HANDS[0]
-
-        if name in ("observe", "stop"):
-            return sk.observe(robot, scene)
-        if name == "walk":
-            return sk.walk(robot, scene, args[0])
-        if name in ("open", "close"):
-            return sk.articulate(robot, scene, args[0], opening=name == "open")
-        if name == "grab":
-            return sk.grab(robot, scene, args[0], expected.hand_of(args[0]) or free_hand())
-        if name in ("puton", "putin"):
-            hand = graph.hand_of(args[0]) or free_hand()
-            return sk.place(robot, scene, args[0], args[1], "ON" if name == "puton" else "INSIDE", hand)
-        if name == "move_aside":
-            return sk.move_aside(robot, scene, args[0], free_hand())
-        if name == "press":
-            return sk.press(robot, scene, args[0], free_hand())
-        if name == "attach":
-            part, target = args
-            keep = graph.hand_of(target) is None and graph.hand_of(part) is not None
-            return sk.attach(robot, scene, part, target, graph.hand_of, free_hand, keep)
-        from robograph_skills.interface import SkillResult
-
-        return SkillResult(False, f"no motion primitive for {name!r}")
+        return run_action(self.robot, self.scene, graph, action, expected)
 
     # cameras ---------------------------------------------------------------------------------------
     def render(self, cameras: Sequence[str] | None = None) -> list[Frame]:

@@ -92,25 +92,27 @@ def _load_or_compile(out: IndoorEpisodes, sid: str, path: Path, compile_one: Cal
     out.instances.append(inst)
 
 
-def load_heldout(directory: str | Path, count: int, seed: int, *, compile_missing: bool = True) -> IndoorEpisodes:
-    """`count` indoor baselines compiled from seeds seed, seed+1, ... (families in turn); a seed
-    the compiler rejects is recorded in `failed` and the next one is tried (at most 3 x count)."""
+def load_heldout(directory: str | Path, count: int, seed: int, *, compile_missing: bool = True,
+                 domain: str = DOMAIN) -> IndoorEpisodes:
+    """`count` baselines of `domain` (indoor by default; the SAPIEN bench asks for tabletop)
+    compiled from seeds seed, seed+1, ... (families in turn); a seed the compiler rejects is
+    recorded in `failed` and the next one is tried (at most 3 x count)."""
     from robograph.compiler.assets import load_assets
     from robograph.compiler.compile import compile_scene
 
     assets = load_assets()
     if seed == assets.benchmark_seed:
         raise RoboGraphError(f"--seed {seed} is the benchmark's own seed; pick any other for held-out scenes")
-    families = sorted({s.family for s in assets.scenes if s.domain == DOMAIN})
+    families = sorted({s.family for s in assets.scenes if s.domain == domain})
     out = IndoorEpisodes()
     for k in range(3 * count):
         if len(out.instances) >= count:
             break
         family, scene_seed = families[k % len(families)], seed + k
-        sid = f"{assets.family(family).scene_prefix}-{DOMAIN[0].upper()}s{scene_seed}"
+        sid = f"{assets.family(family).scene_prefix}-{domain[0].upper()}s{scene_seed}"
         path = Path(directory) / "heldout" / f"{sid}__baseline.json"
         _load_or_compile(out, sid, path, lambda f=family, ss=scene_seed, sid=sid: compile_scene(
-            assets, f, DOMAIN, ss, scene_id=sid).baseline, compile_missing)
+            assets, f, domain, ss, scene_id=sid).baseline, compile_missing)
     return out
 
 

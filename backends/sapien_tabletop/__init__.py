@@ -5,6 +5,7 @@ Importing this package does not import SAPIEN; building a world does, after prob
 child process (`VulkanUnavailable` names the fix instead of a crash).
 """
 
+from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
 from robograph_backends.sapien_tabletop.errors import SapienBackendError, UnsupportedScene, VulkanUnavailable
 
-__all__ = ["SapienBackendError", "UnsupportedScene", "VulkanUnavailable"]
+__all__ = ["SapienBackendError", "SapienTabletopBackend", "UnsupportedScene", "VulkanUnavailable"]

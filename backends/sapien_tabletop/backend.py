@@ -1,34 +1,68 @@
-"""The SAPIEN tabletop backend (foundations): reset builds the world from G0, reconcile reads it
-back through the shared predicates, render returns head/left/right RGB.
+"""`SapienTabletopBackend`: the Backend protocol over a SAPIEN tabletop built from the graph.
 
-Not yet: `execute` (skills through the portable robot interface) and `realize` (interventions):
-both raise `SapienBackendError` naming what is missing rather than pretending to succeed.
+reset builds the world from G0; execute runs the action's motion primitive (the shared
+`robograph_skills`, through `embodiment.SapienRobot` / `TabletopScene`) on the two Pandas;
+reconcile reads the world back through the shared predicates; realize makes exogenous rewrites
+physical; render returns head/left/right frames. Physical misses become EXECUTION_FAILED, a
+physics blow-up SIMULATION_UNSTABLE (the world is rebuilt from the last graph), an expired
+deadline or a cancel DEADLINE_EXCEEDED / CANCELLED (checked between physics chunks), never an
+exception.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from robograph.actions import Action
-from robograph.backend import CameraSpec, Cancel, Capabilities, Execution, Frame
+from robograph.backend import (
+    ALL_REWRITE_KINDS,
+    EXECUTION_MODES,
+    CameraSpec,
+    Cancel,
+    Capabilities,
+    Execution,
+    Frame,
+    interruption,
+)
+from robograph.failures import ActionFailure, FailureType
 from robograph.graph import SceneGraph
+from robograph.registry import BackendOptionError
 from robograph.rewrite import Rewrite
 from robograph_backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH, head_model
 from robograph_backends.sapien_tabletop.errors import SapienBackendError
 from robograph_backends.sapien_tabletop.layout import solve
 
+SETTLE_STEPS = 100  # physics steps after building, so bodies rest on what holds them
+
+
+class ExecutionInterrupted(SapienBackendError):
+    """Raised from the world's stepping hook to unwind a motion at its deadline or on cancel."""
+
+    def __init__(self, failure: ActionFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
 
 class SapienTabletopBackend:
-    """Declares no realizable rewrites yet (realize is not built) and physics mode only."""
+    """Options: mode = "physics" (default: grasps by finger friction, joints moved by the hand)
+    | "assisted" (the skills may servo joints and weld grasps; each help is listed in
+    Execution.info["assists"])."""
 
     name = "sapien"
 
-    def __init__(self) -> None:
+    def __init__(self, mode: str = "physics") -> None:
+        if mode not in EXECUTION_MODES:
+            raise BackendOptionError(f"option mode must be one of {', '.join(EXECUTION_MODES)}, got {mode!r}")
+        self.mode = mode
         self._world: Any = None
+        self.robot: Any = None
+        self.scene: Any = None
+        self.last_info: dict[str, Any] = {}
         self.capabilities = Capabilities(
             cameras=tuple(CameraSpec(c, WIDTH, HEIGHT, head_model() if c == "head" else None) for c in CAMERAS),
-            realizes=frozenset(), modes=("physics",), mode="physics", deadlines=False)
+            realizes=ALL_REWRITE_KINDS, modes=EXECUTION_MODES, mode=mode, deadlines=True)
 
     @property
     def world(self) -> Any:
@@ -38,6 +72,10 @@ class SapienTabletopBackend:
 
     def reset(self, graph: SceneGraph, *, seed: int) -> None:
         """Build the world for G0. The layout is deterministic; `seed` is kept for the protocol."""
+        self._build(graph)
+
+    def _build(self, graph: SceneGraph) -> None:
+        from robograph_backends.sapien_tabletop.embodiment import SapienRobot, TabletopScene
         from robograph_backends.sapien_tabletop.world import World
 
         layout = solve(graph)
@@ -46,27 +84,82 @@ class SapienTabletopBackend:
         world = World.build(graph, layout)
         world.step(SETTLE_STEPS)
         self._world = world
+        self.robot = SapienRobot(world)
+        self.scene = TabletopScene(world, assisted=self.mode == "assisted")
+        self.scene.graph = graph
 
     def realize(self, graph: SceneGraph, rewrites: Sequence[Rewrite]) -> None:
-        if rewrites:
-            raise SapienBackendError(f"realize is not implemented yet in the SAPIEN backend "
-                                     f"({len(rewrites)} rewrite(s): {rewrites[0]!r} ...)")
+        """Make the world agree with `graph` (the state after `rewrites`): see `realize.sync`."""
+        from robograph_backends.sapien_tabletop.realize import sync
+        from robograph_backends.sapien_tabletop.world import SimulationUnstable
+
+        try:
+            sync(self.world, graph)
+        except SimulationUnstable:
+            self._build(graph)
+        self.scene.graph = graph
 
     def execute(self, graph: SceneGraph, action: Action, expected: SceneGraph, *,
                 deadline: float | None = None, cancel: Cancel | None = None) -> Execution:
-        raise SapienBackendError(f"execute is not implemented yet in the SAPIEN backend (asked: {action!r}); "
-                                 "skills arrive with the portable robot interface")
+        """`deadline`: absolute time.monotonic() seconds; `cancel`: polled with it every physics chunk."""
+        from robograph_backends.sapien_tabletop.world import SimulationUnstable
+        from robograph_skills.dispatch import run_action
+        from robograph_skills.interface import SkillResult
+
+        world = self.world
+        self.scene.graph = graph
+        self.robot.clear_failures()
+        t0, sim0, phys0 = time.perf_counter(), world.time, world.physics_s
+        failure = interruption(deadline, cancel)
+        result = SkillResult(False, "not started")
+        if failure is None:
+            world.interrupt = _interrupt_hook(deadline, cancel)
+            try:
+                result = run_action(self.robot, self.scene, graph, action, expected)
+                if not result.ok:
+                    failure = ActionFailure(FailureType.EXECUTION_FAILED, f"{action}: {result.message}")
+            except ExecutionInterrupted as exc:
+                failure = ActionFailure(exc.failure.type, f"{action}: {exc.failure.message}")
+            except SimulationUnstable as exc:
+                failure = ActionFailure(FailureType.SIMULATION_UNSTABLE, f"{action}: {exc}")
+                self._build(graph)  # continue from the last consistent graph
+            finally:
+                world.interrupt = None
+        self.scene.graph = expected
+        self.last_info = {
+            "wall_s": time.perf_counter() - t0,
+            "physics_s": world.physics_s - phys0,
+            "sim_s": world.time - sim0,
+            "mode": self.mode,
+            "assists": list(result.assists),
+            "retries": int(result.retries),
+            "ik_misses": list(self.robot.failures),
+        }
+        return Execution(failure=failure, info=dict(self.last_info))
 
     def reconcile(self, expected: SceneGraph) -> SceneGraph:
         from robograph_backends.sapien_tabletop.sense import reconcile
 
-        return reconcile(self.world, expected)
+        observed = reconcile(self.world, expected)
+        self.scene.graph = observed
+        return observed
 
     def render(self, cameras: Sequence[str] | None = None) -> list[Frame]:
         return self.world.frames(list(cameras) if cameras else None)
 
     def close(self) -> None:
         self._world = None
+        self.robot = self.scene = None
 
 
-SETTLE_STEPS = 100  # physics steps after building, so bodies rest on what holds them
+def _interrupt_hook(deadline: float | None, cancel: Cancel | None) -> Any:
+    """The world's stepping hook for one execute(): None when there is nothing to watch."""
+    if deadline is None and cancel is None:
+        return None
+
+    def check() -> None:
+        failure = interruption(deadline, cancel)
+        if failure is not None:
+            raise ExecutionInterrupted(failure)
+
+    return check

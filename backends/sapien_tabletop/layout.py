@@ -35,6 +35,8 @@ TIER_GAP = 0.01  # vertical clearance between stacked drawer tiers (m)
 CLEARANCE = 0.01  # a closed lid's gap above the tallest thing inside (m)
 FLOOR_GAP = 0.15  # between free-standing furniture beside the table, along -y (m)
 ARTICULATED = ("drawer", "lid", "book_cover", "hinged_door")
+SLOT = 0.075  # m across per capacity unit of a movable container (a 62 mm item and the gap to place it)
+SLOTS_PER_ROW = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +140,7 @@ def solve(graph: SceneGraph) -> Layout:
             container = _is_container(graph, other, apps[other])
             lay.placements[other] = Placement(other, centre, s, apps[other], None, None, container,
                                               _holds_tiers(other, kids, apps))
-            lay.regions[other] = _region_of(lay.placements[other])
+            lay.regions[other] = region_of(lay.placements[other])
         _place_children(graph, other, kids, apps, sizes, lay)
     for node, pl in list(lay.placements.items()):
         if graph.nodes[node].has(PRESSABLE):
@@ -173,6 +175,14 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
             sx = max(sx, max(sizes[t][0] for t in tiers) + 2 * WALL)
             sy = max(sy, max(sizes[t][1] for t in tiers) + 2 * WALL + 2 * TIER_GAP)
             sz = max(sz, sum(sizes[t][2] + TIER_GAP for t in tiers) + 2 * WALL + TIER_GAP)
+        cap = graph.nodes[node].capacity
+        if cap and _is_container(graph, node, apps[node]) and apps[node].articulation != "drawer":
+            # room for `capacity` items of up to SLOT across, SLOTS_PER_ROW to a row (what the
+            # task puts in later needs a free spot; the packing alone leaves none)
+            per_row = min(int(cap), SLOTS_PER_ROW)
+            rows = -(-int(cap) // per_row)
+            sx = max(sx, rows * SLOT + 2 * WALL)
+            sy = max(sy, per_row * SLOT + 2 * WALL)
         if rest:
             walls = 2 * WALL if _is_container(graph, node, apps[node]) else 0.0
             units = _units(graph, rest, sizes)
@@ -218,11 +228,11 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
         if p.hides is not None:
             lay.blocking[p.node] = p.hides
     for c, _ in children:
-        lay.regions[c] = _region_of(lay.placements[c])
+        lay.regions[c] = region_of(lay.placements[c])
         _place_children(graph, c, kids, apps, sizes, lay)
 
 
-def _region_of(pl: Placement) -> Region:
+def region_of(pl: Placement) -> Region:
     """A container holds its children on its floor inside its walls; anything else on its top."""
     x, y, z = pl.centre
     bottom = z - pl.size[2] / 2

@@ -30,7 +30,7 @@ ASSEMBLY_GAP = 0.01  # parts whose facing ends are this close (m), centred withi
 ASIDE_DISTANCE = 0.04  # m a blocker displaced this far from its blocking pose is moved aside; set by hand
 
 
-def _pose(world: World, node: str) -> np.ndarray:
+def body_pose(world: World, node: str) -> np.ndarray:
     """4x4 world pose of the link that carries a node's region and position: a drawer's sliding
     box, a lidded case's or a button's base (the root), or the actor itself."""
     body = world.bodies[node]
@@ -41,34 +41,36 @@ def _pose(world: World, node: str) -> np.ndarray:
     return np.asarray((links[-1] if drawer else links[0]).entity_pose.to_transformation_matrix())
 
 
-def _floor_frame(world: World, node: str) -> tuple[np.ndarray, Region]:
+def floor_frame(world: World, node: str) -> tuple[np.ndarray, Region]:
     """World pose of the region's floor frame and the region (half extents, wall height)."""
     pl = world.layout.placements[node]
     region = world.layout.regions[node]
-    T = _pose(world, node)
+    T = body_pose(world, node)
     offset = np.asarray(region.centre) - np.asarray(pl.centre)  # floor centre relative to the body
     F = T.copy()
     F[:3, 3] = T[:3, :3] @ offset + T[:3, 3]
     return F, region
 
 
-def _local(F: np.ndarray, point: np.ndarray) -> np.ndarray:
+def to_local(F: np.ndarray, point: np.ndarray) -> np.ndarray:
     return F[:3, :3].T @ (np.asarray(point) - F[:3, 3])
 
 
 def position(world: World, node: str) -> np.ndarray:
-    return _pose(world, node)[:3, 3]
+    return body_pose(world, node)[:3, 3]
 
 
-def _region_holds(world: World, node: str, rel: str, dst: str) -> bool:
+def region_holds(world: World, node: str, rel: str, dst: str) -> bool:
     if dst not in world.layout.regions:
         return False
-    F, region = _floor_frame(world, dst)
-    p = _local(F, position(world, node))
+    F, region = floor_frame(world, dst)
+    p = to_local(F, position(world, node))
     hz = world.layout.placements[node].size[2] / 2
     walled = world.layout.placements[dst].container
     if rel == INSIDE:
-        return walled and within(p, region.half, region.height, hz)
+        # the bottom below the rim as well: a flat object lying on a case's top over its top
+        # drawer is within the shared tolerance of that drawer's rim, yet not in it
+        return walled and within(p, region.half, region.height, hz) and p[2] - hz < region.height
     return not walled and resting(p, region.half, hz)
 
 
@@ -89,17 +91,17 @@ def holding_hand(world: World, node: str) -> str | None:
 
 def measure_location(world: World, node: str, expected: SceneGraph) -> Location:
     """Where a node's body is, from measurement alone (`expected` only names the candidates)."""
-    hand = holding_hand(world, node)
+    hand = world.welds[node][0] if node in world.welds else holding_hand(world, node)
     if hand is not None:
         return (HELD, hand)
     # candidates exclude what the node itself holds (a book's own contents do not hold the book)
     candidates = [c for c in sorted(world.layout.regions)
-                  if c != node and c in expected.nodes and node not in _ancestors(world, c)]
+                  if c != node and c in expected.nodes and node not in ancestors(world, c)]
     inside = sorted((float(np.prod(world.layout.regions[c].half)) * world.layout.regions[c].height, c)
-                    for c in candidates if _region_holds(world, node, INSIDE, c))
-    on = sorted((_height_above_floor(world, node, c), c) for c in candidates if _region_holds(world, node, ON, c))
+                    for c in candidates if region_holds(world, node, INSIDE, c))
+    on = sorted((_height_above_floor(world, node, c), c) for c in candidates if region_holds(world, node, ON, c))
     # a support within every container the node is in (a shelf in a fridge) is more specific
-    nested = [(d, c) for d, c in on if all(box in _ancestors(world, c) for _, box in inside)]
+    nested = [(d, c) for d, c in on if all(box in ancestors(world, c) for _, box in inside)]
     if inside and not nested:
         return (INSIDE, inside[0][1])
     if on:
@@ -109,11 +111,11 @@ def measure_location(world: World, node: str, expected: SceneGraph) -> Location:
 
 def _height_above_floor(world: World, node: str, dst: str) -> float:
     """How far the node's bottom is from `dst`'s floor (m): the closest floor is its support."""
-    F, _region = _floor_frame(world, dst)
-    return abs(float(_local(F, position(world, node))[2]) - world.layout.placements[node].size[2] / 2)
+    F, _region = floor_frame(world, dst)
+    return abs(float(to_local(F, position(world, node))[2]) - world.layout.placements[node].size[2] / 2)
 
 
-def _ancestors(world: World, node: str) -> set[str]:
+def ancestors(world: World, node: str) -> set[str]:
     """The layout's chain of parents of a node (what it stands on or in, up to the table)."""
     out: set[str] = set()
     parent = world.layout.placements[node].parent if node in world.layout.placements else None
@@ -167,13 +169,12 @@ def read(world: World, expected: SceneGraph) -> Reading:
     for node, articulation in sorted(world.buttons.items()):
         if node in expected.nodes:
             attrs[(node, "pressed")] = float(articulation.get_qpos()[-1]) >= BUTTON_DEPTH / 2
-    for blocker, _target in sorted(world.layout.blocking.items()):
+    for blocker, (_target, spot) in sorted(world.blocking.items()):
         if blocker not in expected.nodes or not expected.edges_from(blocker, OCCLUDES):
             continue
         if locations.get(blocker, ("", ""))[0] == HELD:
             continue
-        start = np.asarray(world.layout.placements[blocker].centre[:2])
-        attrs[(blocker, "moved_aside")] = float(np.linalg.norm(position(world, blocker)[:2] - start)) > ASIDE_DISTANCE
+        attrs[(blocker, "moved_aside")] = float(np.linalg.norm(position(world, blocker)[:2] - spot)) > ASIDE_DISTANCE
     return Reading(locations, attrs, None)
 
 

@@ -8,13 +8,14 @@ scene in which only some cameras rendered crashes SAPIEN 3.0.3).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from robograph.backend import Frame
-from robograph.graph import FURNITURE, SceneGraph
+from robograph.graph import FURNITURE, PART_OF, SceneGraph
 from robograph_backends.sapien_tabletop.cameras import (
     HEAD_FOVY,
     HEAD_PITCH,
@@ -26,11 +27,13 @@ from robograph_backends.sapien_tabletop.cameras import (
     quat_pitch,
 )
 from robograph_backends.sapien_tabletop.deps import _mesa_cache, panda_urdf, require_vulkan, sapien_module
+from robograph_backends.sapien_tabletop.errors import SapienBackendError
 from robograph_backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout, Placement
 from robograph_calibration.camera import CameraModel
 
-ARM_BASES = {"left": 0.35, "right": -0.35}  # y of each Panda's base
-ARM_SETBACK = 0.12  # base centre behind the table's front edge (-x), at table-top height (m)
+ARM_BASES = {"left": 0.25, "right": -0.25}  # y of each Panda's base: close enough for either hand to reach the middle
+ARM_SETBACK = 0.10  # base centre behind the table's front edge (-x), at table-top height (m): the arm reaches ~0.7 m
+# top-down; the Panda's base (11 cm radius) stays clear of the front row (3 cm in) as it slides along the rail
 READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
 TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
@@ -41,6 +44,9 @@ BUTTON_HALF = (0.02, 0.02, 0.006)  # m
 BUTTON_FRICTION = 8.0  # N of dry friction: a pushed button stays down
 BUTTON_RGBA = (0.85, 0.15, 0.15, 1.0)
 HANDS = ("left", "right")
+# joint drives (stiffness N m/rad, damping N m s/rad, force limit): damping 1e3 lagged a moving
+# set point by ~0.1 s and stopped the hand 3.5 cm short; 300 still settles without ringing
+ARM_DRIVE = (1e4, 300.0, 500.0)
 
 
 def drawer_travel(size_x: float) -> float:
@@ -59,6 +65,10 @@ def _drawer_shift(layout: Layout, node: str, open_state: dict[str, bool]) -> flo
     return 0.0
 
 
+class SimulationUnstable(SapienBackendError):
+    """The physics blew up (NaN/Inf joint angles): the backend rebuilds from the last graph."""
+
+
 @dataclass
 class World:
     """A built scene. `entity_node` maps SAPIEN's per-scene entity id to the graph node it belongs to."""
@@ -73,6 +83,14 @@ class World:
     hand_of_entity: dict[int, str] = field(default_factory=dict)  # finger link entity id -> hand
     time: float = 0.0  # simulated seconds since the build
     buttons: dict[str, Any] = field(default_factory=dict)  # node -> articulation (body + button)
+    # blocker -> (the node it hides, world x, y where it hides it): G0's columns, then realize's
+    blocking: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)
+    welds: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)  # node -> (hand, grip -> body)
+    held_qpos: dict[str, np.ndarray] = field(default_factory=dict)  # welded articulation -> its joints
+    held_groups: dict[str, list[list[int]]] = field(default_factory=dict)  # welded body -> its shapes' groups
+    parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # assembly whole -> its parts (no body of its own)
+    physics_s: float = 0.0  # wall seconds spent stepping physics since the build
+    interrupt: Any = None  # called before every chunk of steps (deadline / cancel); may raise
     _pressed: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
@@ -87,6 +105,8 @@ class World:
         scene.add_ground(0.0)
         world = cls(scene, layout, {}, {})
         world._pressed = {n: bool(graph.attr(n, "pressed", False)) for n in layout.placements}
+        for e in sorted(graph.edges_of(PART_OF)):
+            world.parts[e.dst] = (*world.parts.get(e.dst, ()), e.src)
         open_state = {n: bool(graph.attr(n, "open", False)) for n in layout.placements}
         for pl in layout.placements.values():
             shift = _drawer_shift(layout, pl.node, open_state)
@@ -94,6 +114,8 @@ class World:
             world._add_body(moved, graph.nodes[pl.node].kind == FURNITURE, open_state[pl.node])
         world._add_robots()
         world._add_cameras()
+        for blocker, target in layout.blocking.items():
+            world.blocking[blocker] = (target, world.position(blocker)[:2].copy())
         for cam in world.cameras.values():
             scene.update_render()
             cam.take_picture()
@@ -233,6 +255,38 @@ class World:
         for link in articulation.get_links():
             self.entity_node[link.entity.per_scene_id] = pl.node
 
+    def add_object(self, pl: Placement) -> None:
+        """A body for a node added while the world runs (I6): built where `pl` says (realize
+        then moves it to its place); the layout learns its placement and region."""
+        from robograph_backends.sapien_tabletop.layout import region_of
+
+        self.layout.placements[pl.node] = pl
+        self.layout.regions[pl.node] = region_of(pl)
+        self._add_body(pl, False, False)
+
+    def position(self, node: str) -> np.ndarray:
+        """World position (m) of a node's body (the root link of an articulation)."""
+        body = self.bodies[node]
+        if hasattr(body, "get_links"):
+            return np.asarray(body.get_links()[0].entity_pose.p, dtype=float)
+        return np.asarray(body.get_pose().p, dtype=float)
+
+    def teleport(self, node: str, position: np.ndarray, quat: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0)) -> None:
+        """Put a free body at `position` (m, world), at rest (realize, assisted help)."""
+        sapien = sapien_module()
+        entity = self.bodies[node]
+        if hasattr(entity, "get_links"):
+            entity.set_root_pose(sapien.Pose(list(map(float, position)), list(quat)))
+            entity.set_root_linear_velocity(np.zeros(3))
+            entity.set_root_angular_velocity(np.zeros(3))
+            entity.set_qvel(np.zeros(entity.dof))
+            return
+        entity.set_pose(sapien.Pose(list(map(float, position)), list(quat)))
+        body = entity.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent)
+        if body is not None:
+            body.set_linear_velocity(np.zeros(3))
+            body.set_angular_velocity(np.zeros(3))
+
     # robot and cameras ---------------------------------------------------------------------------
     def _add_robots(self) -> None:
         sapien = sapien_module()
@@ -242,12 +296,18 @@ class World:
         for hand, y in ARM_BASES.items():
             loader = self.scene.create_urdf_loader()
             loader.fix_root_link = True
-            robot = loader.load(str(panda_urdf()))
+            builder = loader.load_file_as_articulation_builder(str(panda_urdf()))
+            for link in builder.link_builders:
+                # meant to stop one arm's links colliding with each other (hand and link7 touch
+                # at rest): shapes sharing a group-2 bit with the same group 3 do not collide.
+                # Not verified: link3-link5 contacts were still reported with the elbow folded
+                link.collision_groups = [1, 1, 1, len(self.robots) + 1]
+            robot = builder.build(fix_root_link=True)
             robot.set_name(f"{hand}_panda")
             robot.set_root_pose(sapien.Pose([x, y, top], [1, 0, 0, 0]))
             robot.set_qpos(np.array(READY_QPOS))
             for joint in robot.get_active_joints():
-                joint.set_drive_property(1e4, 1e3, 500)
+                joint.set_drive_property(*ARM_DRIVE)
             for j, q in zip(robot.get_active_joints(), READY_QPOS, strict=True):
                 j.set_drive_target(q)
             self.robots[hand] = robot
@@ -312,8 +372,78 @@ class World:
         return np.asarray(self.cameras[name].get_picture("Segmentation")[..., 1])
 
     def step(self, n: int = 1) -> None:
+        if self.interrupt is not None:
+            self.interrupt()
+        t0 = time.perf_counter()
         for robot in self.robots.values():
             robot.set_qf(robot.compute_passive_force(gravity=True, coriolis_and_centrifugal=True))
         for _ in range(n):
+            for node, (hand, rel) in self.welds.items():
+                self._follow(node, hand, rel)
             self.scene.step()
         self.time += n * TIMESTEP
+        self.physics_s += time.perf_counter() - t0
+        if not all(np.isfinite(r.get_qpos()).all() for r in self.robots.values()):
+            raise SimulationUnstable("a Panda's joint angles became NaN/Inf")
+
+    # assisted holds: a welded body follows the grip link (kinematic while welded) -----------------
+    def grip_pose(self, hand: str) -> np.ndarray:
+        link = next(lk for lk in self.robots[hand].get_links() if lk.name == "panda_grasptarget")
+        return np.asarray(link.entity_pose.to_transformation_matrix())
+
+    def weld(self, node: str, hand: str) -> None:
+        """Fix `node` to `hand` where it is now (assisted grasp, realized hold)."""
+        sapien = sapien_module()
+        body = self.bodies[node]
+        if not hasattr(body, "get_links"):
+            body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).set_kinematic(True)
+        self.welds[node] = (hand, np.linalg.inv(self.grip_pose(hand)) @ self._pose_of(node))
+        for shape in self._shapes(node):  # carried through anything: fingers pressing on it moved the arm
+            self.held_groups.setdefault(node, []).append(list(shape.get_collision_groups()))
+            shape.set_collision_groups([0, 0, 0, 0])
+        if hasattr(body, "get_links"):  # a held book's cover or box's lid stays as it was
+            self.held_qpos[node] = np.asarray(body.get_qpos(), dtype=float).copy()
+
+    def unweld(self, node: str) -> None:
+        sapien = sapien_module()
+        self.held_qpos.pop(node, None)
+        for shape, groups in zip(self._shapes(node), self.held_groups.pop(node, []), strict=False):
+            shape.set_collision_groups(groups)
+        if self.welds.pop(node, None) is None:
+            return
+        body = self.bodies[node]
+        if not hasattr(body, "get_links"):
+            comp = body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent)
+            comp.set_kinematic(False)
+            comp.set_linear_velocity(np.zeros(3))
+            comp.set_angular_velocity(np.zeros(3))
+
+    def _shapes(self, node: str) -> list[Any]:
+        sapien = sapien_module()
+        body = self.bodies[node]
+        if hasattr(body, "get_links"):
+            return [sh for lk in body.get_links() for sh in lk.get_collision_shapes()]
+        return list(body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).get_collision_shapes())
+
+    def _pose_of(self, node: str) -> np.ndarray:
+        body = self.bodies[node]
+        if hasattr(body, "get_links"):
+            return np.asarray(body.get_root_pose().to_transformation_matrix())
+        return np.asarray(body.get_pose().to_transformation_matrix())
+
+    def _follow(self, node: str, hand: str, rel: np.ndarray) -> None:
+        from robograph.rotations import quat_from_mat
+
+        sapien = sapien_module()
+        T = self.grip_pose(hand) @ rel
+        pose = sapien.Pose(T[:3, 3], quat_from_mat(T[:3, :3]))
+        body = self.bodies[node]
+        if hasattr(body, "get_links"):
+            body.set_root_pose(pose)
+            body.set_root_linear_velocity(np.zeros(3))
+            body.set_root_angular_velocity(np.zeros(3))
+            if node in self.held_qpos:
+                body.set_qpos(self.held_qpos[node])
+                body.set_qvel(np.zeros(body.dof))
+        else:
+            body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).set_kinematic_target(pose)

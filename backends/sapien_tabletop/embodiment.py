@@ -1,0 +1,438 @@
+"""`robograph_skills.interface` Robot, Scene and Assist over the SAPIEN tabletop world, so the
+same primitives (`robograph_skills.primitives`, `.articulation`) drive the two Pandas.
+
+The two arms share one base on a rail along the table's front edge: `drive_base` slides it
+along y (kinematically, as a servoed base; x and yaw stay), so a hand works straight across the
+table from its shoulder; what lies deeper than an arm reaches fails as "out of reach". Hand orientations follow the interface: a yaw about
+world z for the direction the fingers close along (top-down work, `pitch` tilting the approach
+toward +x, away from the robot), or approach + closing directions. Geometry comes from the
+layout (sizes) and the live bodies (poses), never from the graph's relations.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from robograph.graph import SceneGraph
+from robograph.rotations import yaw_of
+from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
+from robograph_backends.sapien_tabletop.sense import (
+    FINGERS,
+    body_pose,
+    floor_frame,
+    holding_hand,
+    joined,
+    joint_fraction,
+    position,
+)
+from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
+from robograph_backends.sapien_tabletop.world import (
+    BUTTON_DEPTH,
+    BUTTON_HALF,
+    HANDS,
+    READY_QPOS,
+    TIMESTEP,
+    WALL,
+    World,
+)
+from robograph_skills.interface import BasePose, Grasp, Handle, Placement
+
+MAX_OPENING = 0.08  # m between the Panda's finger pads, fully open
+PALM_CLEARANCE = 0.047  # m from the grip point (panda_grasptarget) up to the palm's lowest part
+PINCH = 0.02  # m below an object's top the grip point goes (the pads' length)
+APPROACH = 0.15  # m above a grasp or release point the hand comes down from
+CARRY = np.array([0.25, 0.15, 0.35])  # m: carry pose of the grip point from the arm's base (x, outward, up):
+# out to the arm's own side, so the other arm reaches across the middle without hitting it
+CARRY_LIFT = 0.12  # m the hand rises straight up before swinging to its carry pose
+WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the object or the grip is this close
+# assisted joint servo: stiffness, damping, force limit (N/m, N s/m, N; hinges N m/rad ...). Gentle:
+# 2000 N m/rad kicked a 0.3 kg pencil-case lid open so hard that the case jumped 7 cm sideways
+SERVO_HINGE = (20.0, 5.0, 10.0)
+SERVO_SLIDE = (300.0, 60.0, 40.0)
+SPOT_CHOICES = 3
+CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
+TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
+TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
+RAIL_SPEED = 0.5  # m/s the base slides along the table
+RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
+RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
+RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
+HANDLE_BAR = 0.02  # m: a drawer's handle bar, finger span (world.py builds it 2 cm thick)
+
+
+class SapienRobot:
+    """`Robot` for the two fixed Pandas."""
+
+    hands: tuple[str, ...] = HANDS
+    max_opening = MAX_OPENING
+    palm_clearance = PALM_CLEARANCE
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.motion = Motion(world)
+        self._tilt = {hand: 0.0 for hand in self.hands}  # rad the last top-down approach was tilted
+
+    @property
+    def failures(self) -> list[str]:
+        return [f for arm in self.motion.arms.values() for f in arm.failures]
+
+    def clear_failures(self) -> None:
+        for arm in self.motion.arms.values():
+            arm.failures.clear()
+
+    def base(self) -> np.ndarray:
+        """(x, y) of the base: the midpoint of the two arms' roots (m, world)."""
+        roots = [np.asarray(r.get_root_pose().p, dtype=float) for r in self.world.robots.values()]
+        return np.mean(roots, axis=0)[:2]
+
+    def drive_base(self, pose: BasePose) -> bool:
+        """Slide the common base of both arms along the table's front (y; x and yaw stay): a
+        rail positioned kinematically, as a servoed mobile base; what the hands hold moves with
+        them. Smooth start and stop at RAIL_SPEED."""
+        from robograph_backends.sapien_tabletop.deps import sapien_module
+
+        sapien = sapien_module()
+        start = self.base()
+        dy = float(pose[1]) - float(start[1])
+        if abs(dy) < 0.01:
+            return True
+        roots = {h: r.get_root_pose() for h, r in self.world.robots.items()}
+        steps = max(2, int(abs(dy) / RAIL_SPEED / (10 * TIMESTEP)))
+        for k in range(1, steps + 1):
+            s = k / steps
+            s = s * s * (3 - 2 * s)
+            for h, r in self.world.robots.items():
+                p = np.asarray(roots[h].p, dtype=float) + np.array([0.0, dy * s, 0.0])
+                r.set_root_pose(sapien.Pose(p, roots[h].q))
+            self.motion.run(10 * TIMESTEP)
+        return True
+
+    def _clear_way(self, hand: str, position: np.ndarray) -> None:
+        """Before a hand works across the middle, the other arm turns out to its own side (the
+        bases stand 50 cm apart: the other arm's ready pose is in the way)."""
+        for other in self.hands:
+            if other == hand:
+                continue
+            base = np.asarray(self.world.robots[other].get_root_pose().p, dtype=float)
+            side = 1.0 if base[1] >= 0 else -1.0
+            if side * (float(position[1]) - base[1]) > -CROSS_MARGIN and not self.motion.tucked[other]:
+                q = np.array(READY_QPOS)
+                q[0] = side * TUCK_TURN
+                self.motion.move_joints(other, q, 0.5)
+                self.motion.tucked[other] = True
+
+    def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
+                  duration: float = 0.5, straight: bool = False) -> bool:
+        self._clear_way(hand, position)
+        closing = np.array([math.cos(yaw), math.sin(yaw), 0.0])
+        # where straight down has no IK solution (far across the table) the approach tilts
+        # toward +x, as a person reaches; a straight move keeps the tilt it started with
+        tilts = [self._tilt[hand]] if straight else [t for t in TILTS]
+        ok = False
+        for tilt in tilts:
+            p = pitch + tilt
+            approach = np.array([math.sin(p), 0.0, -math.cos(p)])
+            before = len(self.failures)
+            ok = self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
+            self._tilt[hand] = tilt
+            new = self.failures[before:]
+            if ok or not any("no IK solution" in f for f in new):
+                break
+        return ok
+
+    def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
+                  duration: float = 0.5, straight: bool = False) -> bool:
+        self._clear_way(hand, position)
+        return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
+
+    def hand_position(self, hand: str) -> np.ndarray:
+        return self.world.grip_pose(hand)[:3, 3].copy()
+
+    def hand_yaw(self, hand: str) -> float:
+        closing = self.world.grip_pose(hand)[:3, 1]
+        return math.atan2(float(closing[1]), float(closing[0]))
+
+    def carry(self, hand: str) -> None:
+        """Up first (the joint-space swing from a low hand swept a pencil case off its place),
+        then to the carry pose out to the arm's own side."""
+        T = self.world.grip_pose(hand)
+        if T[2, 3] < self._carry_height(hand) - 0.05:
+            self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True)
+        base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
+        side = 1.0 if base[1] >= 0 else -1.0
+        if not self.move_hand(hand, base + CARRY * np.array([1.0, side, 1.0]), self.hand_yaw(hand)):
+            self.stow(hand)
+
+    def _carry_height(self, hand: str) -> float:
+        return float(self.world.robots[hand].get_root_pose().p[2]) + float(CARRY[2])
+
+    def stow(self, hand: str) -> None:
+        self.motion.move_joints(hand, np.array(READY_QPOS), 0.6)
+
+    def gripper(self, hand: str, opening: float) -> None:
+        self.motion.gripper(hand, opening)
+
+    def holds(self, hand: str, node: str) -> bool:
+        if node in self.world.parts:  # an assembled whole: every part in the hand
+            return all(self.holds(hand, p) for p in self.world.parts[node])
+        if node not in self.world.bodies:
+            return False
+        if node in self.world.welds:
+            return self.world.welds[node][0] == hand
+        return holding_hand(self.world, node) == hand
+
+    def detach(self, hand: str) -> None:
+        for node, (h, _rel) in list(self.world.welds.items()):
+            if h == hand:
+                self.world.unweld(node)
+
+    def wait(self, seconds: float) -> None:
+        self.motion.run(seconds)
+
+
+class TabletopAssist:
+    """`Assist` (assisted mode): servo a joint, weld a grasp, seat two parts."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def servo(self, node: str, fraction: float) -> None:
+        articulation, closed, opened = self.world.joints[node]
+        joint = articulation.get_active_joints()[-1]
+        slide = self.world.layout.placements[node].app.articulation == "drawer"
+        joint.set_drive_property(*(SERVO_SLIDE if slide else SERVO_HINGE))
+        joint.set_drive_target(closed + (opened - closed) * float(np.clip(fraction, 0.0, 1.0)))
+
+    def release_servo(self, node: str) -> None:
+        articulation, _closed, _opened = self.world.joints[node]
+        articulation.get_active_joints()[-1].set_drive_property(0.0, 0.0)
+
+    def weld_grasp(self, hand: str, node: str) -> bool:
+        if node in self.world.parts:  # an assembled whole: its parts go together
+            parts = self.world.parts[node]
+            if not any(self.weld_grasp(hand, p) for p in parts):
+                return False
+            for p in parts:
+                if p not in self.world.welds:
+                    self.world.weld(p, hand)
+            return True
+        grip = self.world.grip_pose(hand)[:3, 3]
+        T = body_pose(self.world, node)
+        local = np.abs(T[:3, :3].T @ (grip - T[:3, 3])) - half_of(self.world, node)
+        near = float(np.linalg.norm(np.maximum(local, 0.0))) <= WELD_REACH
+        if not (near or _touches(self.world, hand, node)):
+            return False
+        self.world.weld(node, hand)
+        return True
+
+    def weld_parts(self, part: str, target: str) -> bool:
+        """Seat `part` on `target` wherever they are (the parts read joined when stacked)."""
+        seat = position(self.world, target) + np.array([0, 0, half_of(self.world, target)[2] + half_of(self.world, part)[2]])
+        hand = self.world.welds.get(part, (None,))[0]
+        self.world.unweld(part)
+        self.world.teleport(part, seat)
+        if hand is not None:
+            self.world.weld(part, hand)
+        return True
+
+
+def _touches(world: World, hand: str, node: str, both: bool = False) -> bool:
+    body = world.bodies[node]
+    ids = {lk.entity.per_scene_id for lk in body.get_links()} if hasattr(body, "get_links") else {body.per_scene_id}
+    robot_ids = {lk.entity.per_scene_id: lk.name for lk in world.robots[hand].get_links()}
+    fingers: set[str] = set()
+    for contact in world.scene.get_contacts():
+        a, b = (c.entity for c in contact.bodies)
+        for mine, other in ((a, b), (b, a)):
+            if mine.per_scene_id in ids and other.per_scene_id in robot_ids \
+                    and any(p.separation < 1e-3 for p in contact.points):
+                fingers.add(robot_ids[other.per_scene_id])
+    return bool(fingers) if not both else set(FINGERS) <= fingers
+
+
+class TabletopScene:
+    """`Scene` over the tabletop world. `graph` is the runtime's current graph (for the room)."""
+
+    def __init__(self, world: World, *, assisted: bool) -> None:
+        self.world = world
+        self.assist: TabletopAssist | None = TabletopAssist(world) if assisted else None
+        self.graph: SceneGraph | None = None
+
+    @property
+    def assisted(self) -> bool:
+        return self.assist is not None
+
+    def work_pose(self, node: str, hand: str | None, point: np.ndarray | None = None, *,
+                  operate: bool = False) -> BasePose:
+        """The rail position from which `hand` (None: both) works at `point` (default: the
+        node): where it is, while the point lies within RAIL_KEEP across of the shoulder (the
+        Panda reaches best 0.3-0.5 m ahead with a little sideways offset, worst straight ahead
+        and close); else the base slides so the shoulder is RAIL_OFFSET across from it."""
+        p = self.center(node) if point is None else np.asarray(point, dtype=float)
+        roots = {h: np.asarray(r.get_root_pose().p, dtype=float) for h, r in self.world.robots.items()}
+        x = float(np.mean([q[0] for q in roots.values()]))
+        y = float(np.mean([q[1] for q in roots.values()]))
+        shoulder = roots[hand][1] if hand is not None else y
+        across = float(p[1]) - shoulder
+        if hand is not None and float(p[0]) - x < RAIL_NEAR and abs(across) < RAIL_OFFSET:
+            # close in front of the shoulder the arm cannot bend down to it: put the point
+            # RAIL_OFFSET out to the arm's own side (away from the other arm)
+            side = 1.0 if roots[hand][1] >= y else -1.0
+            return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
+        keep = RAIL_KEEP if hand is not None else RAIL_OFFSET
+        if abs(across) <= keep:
+            return (x, y, 0.0, 0.0)
+        # slide so the point ends RAIL_OFFSET across, on the side it is on now
+        return (x, y + across - np.sign(across) * RAIL_OFFSET, 0.0, 0.0)
+
+    def outward(self, node: str) -> np.ndarray:
+        return np.array([-1.0, 0.0, 0.0])  # the robot works from the table's front (-x)
+
+    # objects ---------------------------------------------------------------------------------------
+    def _box(self, node: str) -> tuple[np.ndarray, np.ndarray]:
+        """Centre and half extents of a node's body; an assembled whole (no body of its own):
+        the box around its stacked parts."""
+        parts = self.world.parts.get(node) if node not in self.world.bodies else None
+        if not parts:
+            return position(self.world, node).copy(), half_of(self.world, node)
+        lo = np.min([position(self.world, p) - half_of(self.world, p) for p in parts], axis=0)
+        hi = np.max([position(self.world, p) + half_of(self.world, p) for p in parts], axis=0)
+        return (lo + hi) / 2, (hi - lo) / 2
+
+    def center(self, node: str) -> np.ndarray:
+        return self._box(node)[0]
+
+    def yaw(self, node: str) -> float:
+        body = node if node in self.world.bodies else self.world.parts.get(node, (node,))[0]
+        return float(yaw_of(body_pose(self.world, body)[:3, :3]))
+
+    def half_extents(self, node: str) -> np.ndarray:
+        return self._box(node)[1]
+
+    def _rim(self, node: str) -> float | None:
+        if node not in self.world.layout.placements:  # an assembled whole stands where its parts do
+            node = min(self.world.parts.get(node, ()), key=lambda p: float(position(self.world, p)[2]), default=node)
+            if node not in self.world.layout.placements:
+                return None
+        parent = self.world.layout.placements[node].parent
+        if parent is None or not self.world.layout.placements[parent].container:
+            return None
+        F, region = floor_frame(self.world, parent)
+        return float(F[2, 3] + region.height)
+
+    def grasp(self, node: str) -> Grasp:
+        c, h, yaw = self.center(node), self.half_extents(node), self.yaw(node)
+        across_x = h[0] <= h[1]  # the fingers close across the narrower side
+        g_yaw = yaw if across_x else yaw + math.pi / 2
+        g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
+        grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
+        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=self._rim(node), approach=APPROACH)
+
+    def grasps(self, node: str) -> list[Grasp]:
+        g = self.grasp(node)
+        out = [g, replace(g, position=g.position - np.array([0.0, 0.0, 0.015]))]
+        h = self.half_extents(node)
+        if 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:  # across the other side when it fits the fingers
+            out.append(replace(g, yaw=g.yaw + math.pi / 2, span=float(2 * max(h[0], h[1]))))
+        return out
+
+    def place(self, node: str, target: str, relation: str) -> list[Placement]:
+        if target not in self.world.layout.regions:
+            return []
+        rim = None
+        if self.world.layout.placements[target].container:
+            F, region = floor_frame(self.world, target)
+            rim = float(F[2, 3] + region.height)
+        return [Placement(p, False, target, rim=rim, approach=APPROACH)
+                for p in _spaced(spots_on(self.world, node, target, half=self.half_extents(node),
+                                          skip=self.world.parts.get(node, ())))]
+
+    def aside(self, node: str) -> list[Placement]:
+        if node not in self.world.layout.placements:
+            return []
+        support = self.world.layout.placements[node].parent
+        if support is None:
+            return []
+        hiding = self.world.blocking.get(node, (None, position(self.world, node)[:2]))[1]
+        return [Placement(p, False, support, approach=APPROACH)
+                for p in _spaced(aside_spots(self.world, node, support, hiding, 0.06))]
+
+    # articulations -----------------------------------------------------------------------------------
+    def handles(self, node: str) -> list[Handle]:
+        return [self.handle(node)] if node in self.world.joints else []
+
+    def handle(self, name: str) -> Handle:
+        articulation, _closed, opened = self.world.joints[name]
+        pl = self.world.layout.placements[name]
+        hx, hy, hz = (s / 2 for s in pl.size)
+        links = articulation.get_links()
+        root = np.asarray(links[0].entity_pose.to_transformation_matrix())
+        leaf = np.asarray(links[-1].entity_pose.to_transformation_matrix())
+        q = float(articulation.get_qpos()[-1])
+
+        def at(T: np.ndarray, p: tuple[float, float, float]) -> np.ndarray:
+            return T[:3, :3] @ np.asarray(p) + T[:3, 3]
+
+        if pl.app.articulation == "drawer":
+            R = leaf[:3, :3]
+            grip = at(leaf, (-hx - 0.01, 0.0, 0.0))
+            return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 0, 1.0]), HANDLE_BAR, "slide",
+                          R @ np.array([-1.0, 0, 0]), grip, q, opened, -R[:, 0], 0.01, 0.01, 0.0)
+        R = leaf[:3, :3]
+        if pl.app.articulation == "hinged_door":  # vertical hinge at the -y edge of the front panel
+            pivot = at(root, (-hx - WALL / 2, -hy, 0.0))
+            grip = at(leaf, (-hx - WALL / 2, hy - 0.03, 0.0))
+            axis = root[:3, 2]
+            return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 1.0, 0]), WALL, "hinge",
+                          axis, pivot, q, opened, -R[:, 0], WALL / 2, WALL / 2, 2 * hy)
+        # lid / book cover: hinge along y at the back top edge; the grip is the free (front) edge
+        pivot = at(root, (hx, 0.0, hz + WALL / 2))
+        grip = at(leaf, (-hx + 0.01, 0.0, hz + WALL / 2))
+        return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 0, 1.0]), WALL, "hinge",
+                      root[:3, 1], pivot, q, opened, R[:, 2], WALL / 2, WALL / 2, 2 * hx)
+
+    def hand_on(self, hand: str, handle: str) -> bool:
+        return _touches(self.world, hand, handle, both=True)
+
+    def touches(self, hand: str, handle: str) -> bool:
+        return _touches(self.world, hand, handle)
+
+    def open_fraction(self, node: str) -> float:
+        return joint_fraction(self.world, node)
+
+    # buttons, assembly, rooms ----------------------------------------------------------------------
+    def button_top(self, node: str) -> tuple[np.ndarray, float]:
+        articulation = self.world.buttons[node]
+        cap = np.asarray(articulation.get_links()[-1].entity_pose.to_transformation_matrix())
+        hz = self.world.layout.placements[node].size[2] / 2
+        top = cap[:3, :3] @ np.array([0.0, 0.0, hz + 2 * BUTTON_HALF[2]]) + cap[:3, 3]
+        return top, BUTTON_DEPTH
+
+    def pressed(self, node: str) -> bool:
+        return float(self.world.buttons[node].get_qpos()[-1]) >= BUTTON_DEPTH / 2
+
+    def join(self, part: str, target: str) -> str | None:
+        if joined(self.world, part, target):
+            return None
+        miss = position(self.world, part)[:2] - position(self.world, target)[:2]
+        return f"{part} is not seated on {target}: {100 * float(np.linalg.norm(miss)):.1f} cm off centre"
+
+    def route(self, room: str) -> list[BasePose]:
+        return []
+
+    def robot_room(self) -> str | None:
+        return self.graph.robot_room() if self.graph is not None else None
+
+
+def _spaced(spots: object, spacing: float = 0.08) -> list[np.ndarray]:
+    """The first SPOT_CHOICES spots, each at least `spacing` from the ones before it."""
+    out: list[np.ndarray] = []
+    for p in spots:  # type: ignore[attr-defined]
+        if all(float(np.linalg.norm(p[:2] - q[:2])) >= spacing for q in out):
+            out.append(p)
+            if len(out) == SPOT_CHOICES:
+                break
+    return out

@@ -1,0 +1,178 @@
+"""Graph -> world for exogenous rewrites (I2-I6) on the tabletop: make the SAPIEN world agree
+with a graph.
+
+As in the MuJoCo backend, `sync` compares what the world measures with the target graph and
+fixes each difference rather than interpreting rewrites one by one, so it is idempotent and
+covers any mix: `open` sets the joint (what lies in a drawer rides along), `pressed` the button;
+a relocated object is put at a free spot of its new region (`spots.free_spots`, measured from
+the bodies standing there now); an added node (I6) gets a new body of its catalog size; an
+active OCCLUDES edge puts its blocker in front of its target as seen from the head camera (-x),
+target and blocker taking a free spot of their support together; a removed edge, or a blocker
+`moved_aside`, moves the blocker off that spot. An object put into a hand is welded to its
+grip (as an assisted grasp).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robograph.errors import BackendError
+from robograph.graph import CONTAINER, INSIDE, OBJECT, OCCLUDES, SceneGraph
+from robograph.rewrite import DETACHED, HELD
+from robograph_backends.mujoco_kitchen.catalog import appearance
+from robograph_backends.sapien_tabletop.layout import Placement
+from robograph_backends.sapien_tabletop.sense import (
+    ASIDE_DISTANCE,
+    body_pose,
+    floor_frame,
+    measure_location,
+    position,
+    region_holds,
+)
+from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
+from robograph_backends.sapien_tabletop.world import World
+
+SETTLE_STEPS = 150  # physics steps after realizing, so moved bodies come to rest (0.3 s)
+BLOCKER_GAP = 0.012  # m between a blocker's back and its target's front; as the MuJoCo kitchen
+ASIDE_CLEAR = 0.05  # m kept around a blocker's hiding spot when it is moved aside
+PARK = (-3.0, 0.0)  # m: where an added node's body is built before it is put in place
+
+
+class RealizeError(BackendError):
+    """A rewrite that cannot be made physical here (no room in a region, an object into a hand)."""
+
+
+def sync(world: World, graph: SceneGraph) -> None:
+    _add_nodes(world, graph)
+    _attributes(world, graph)
+    for node in sorted(world.bodies):
+        n = graph.nodes.get(node)
+        if n is not None and n.kind == OBJECT:
+            _location(world, graph, node)
+    _occlusions(world, graph)
+    world.step(SETTLE_STEPS)
+
+
+def _add_nodes(world: World, graph: SceneGraph) -> None:
+    for node in sorted(graph.nodes):
+        n = graph.nodes[node]
+        if node in world.bodies or n.kind != OBJECT:
+            continue
+        if graph.location.get(node) is None and graph.hand_of(node) is None:
+            continue  # an assembly whole or a part without a place needs no body
+        app = appearance(n)
+        x, y = PARK[0], PARK[1] - 0.5 * len(world.bodies)  # apart from anything parked before
+        edge = graph.location.get(node)
+        pl = Placement(node, (x, y, app.size[2] / 2), app.size, app, edge.dst if edge else None,
+                       edge.rel if edge else None, n.has(CONTAINER) or app.articulation == "drawer")
+        world.add_object(pl)
+
+
+def _attributes(world: World, graph: SceneGraph) -> None:
+    from robograph_backends.sapien_tabletop.sense import joint_fraction
+    from robograph_backends.sapien_tabletop.world import BUTTON_DEPTH
+
+    for node, (articulation, closed, opened) in sorted(world.joints.items()):
+        if node not in graph.nodes or (joint_fraction(world, node) > 0.5) == bool(graph.is_open(node)):
+            continue
+        drawer = world.layout.placements[node].app.articulation == "drawer"
+        contents = [o for o in sorted(world.bodies) if o != node and graph.nodes.get(o) is not None
+                    and graph.nodes[o].kind == OBJECT and region_holds(world, o, INSIDE, node)] if drawer else []
+        before = body_pose(world, node)
+        articulation.set_qpos(np.array([opened if graph.is_open(node) else closed]))
+        articulation.set_qvel(np.zeros(articulation.dof))
+        if drawer:  # contents ride along with the drawer's box
+            shift = body_pose(world, node)[:3, 3] - before[:3, 3]
+            for o in contents:
+                world.teleport(o, position(world, o) + shift)
+    for node, articulation in sorted(world.buttons.items()):
+        if node in graph.nodes:
+            articulation.set_qpos(np.array([BUTTON_DEPTH if graph.attr(node, "pressed") else 0.0]))
+            articulation.set_qvel(np.zeros(articulation.dof))
+
+
+def _location(world: World, graph: SceneGraph, node: str) -> None:
+    hand = graph.hand_of(node)
+    edge = graph.location.get(node)
+    want = (HELD, hand) if hand else ((edge.rel, edge.dst) if edge else (DETACHED, ""))
+    if want[0] == DETACHED or measure_location(world, node, graph) == want:
+        return
+    world.unweld(node)
+    if want[0] == HELD:  # into the hand's grip, welded there (as an assisted grasp)
+        world.teleport(node, world.grip_pose(want[1])[:3, 3])
+        world.weld(node, want[1])
+        return
+    rel, dst = want
+    if dst not in world.layout.regions:
+        raise RealizeError(f"{dst!r} has no region to put {node!r} {rel}; regions: {', '.join(sorted(world.layout.regions))}")
+    spot = next(spots_on(world, node, dst), None)
+    if spot is None:
+        raise RealizeError(f"no free spot {rel} {dst} for {node!r}")
+    world.teleport(node, spot)
+    _reparent(world, node, dst, rel)
+
+
+def _reparent(world: World, node: str, dst: str, rel: str) -> None:
+    from dataclasses import replace
+
+    world.layout.placements[node] = replace(world.layout.placements[node], parent=dst, rel=rel)
+
+
+def _occlusions(world: World, graph: SceneGraph) -> None:
+    """Active OCCLUDES edges: blocker in front of its target; removed edges and blockers moved
+    aside: the blocker off its hiding spot."""
+    for e in sorted(graph.edges):
+        if e.rel != OCCLUDES or e.when or e.src not in world.bodies or e.dst not in world.bodies:
+            continue
+        if not graph.occlusion_active(e) or graph.hand_of(e.src) or graph.hand_of(e.dst):
+            continue
+        record = world.blocking.get(e.src)
+        here = position(world, e.src)[:2]
+        if record is not None and record[0] == e.dst and np.linalg.norm(here - record[1]) <= ASIDE_DISTANCE:
+            continue
+        if graph.location.get(e.src) is None or graph.location.get(e.dst) is None or \
+                (graph.location[e.src].rel, graph.location[e.src].dst) != (graph.location[e.dst].rel, graph.location[e.dst].dst):
+            world.blocking.pop(e.src, None)  # the graph puts them apart: locations win, nothing hides
+            continue
+        _hide(world, graph, e.src, e.dst)
+    for blocker, (target, spot) in sorted(world.blocking.items()):
+        edge = next((e for e in graph.edges_from(blocker, OCCLUDES) if e.dst == target), None) \
+            if blocker in graph.nodes else None
+        aside = edge is not None and bool(graph.attr(blocker, "moved_aside"))
+        if edge is None:
+            del world.blocking[blocker]
+        if (edge is None or aside) and graph.hand_of(blocker) is None and blocker in world.bodies \
+                and np.linalg.norm(position(world, blocker)[:2] - spot) <= ASIDE_DISTANCE:
+            _set_aside(world, graph, blocker, spot)
+
+
+def _hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
+    """Target and blocker take one free spot of the target's support together, the blocker in
+    front (-x, toward the head camera) of the target, centred on it across."""
+    loc = graph.location.get(target)
+    if loc is None or loc.dst not in world.layout.regions:
+        raise RealizeError(f"{target!r} has no support on which {blocker!r} could hide it")
+    th, bh = half_of(world, target), half_of(world, blocker)
+    half = np.array([th[0] + bh[0] + BLOCKER_GAP / 2, max(th[1], bh[1]), max(th[2], bh[2])])
+    centre = next(spots_on(world, target, loc.dst, half=half, skip=(blocker,), prefer_front=False), None)
+    if centre is None:
+        raise RealizeError(f"no room on {loc.dst!r} for {blocker!r} in front of {target!r}")
+    F, _ = floor_frame(world, loc.dst)
+    along = F[:3, 0]  # the region's x: away from the robot
+    world.teleport(target, centre + along * (half[0] - th[0]) + np.array([0, 0, th[2] - half[2]]))
+    world.teleport(blocker, centre - along * (half[0] - bh[0]) + np.array([0, 0, bh[2] - half[2]]))
+    _reparent(world, target, loc.dst, loc.rel)
+    bloc = graph.location.get(blocker)
+    if bloc is not None:
+        _reparent(world, blocker, bloc.dst, bloc.rel)
+    world.blocking[blocker] = (target, position(world, blocker)[:2].copy())
+
+
+def _set_aside(world: World, graph: SceneGraph, blocker: str, spot: np.ndarray) -> None:
+    loc = graph.location.get(blocker)
+    if loc is None or loc.dst not in world.layout.regions:
+        return
+    to = next(aside_spots(world, blocker, loc.dst, spot, ASIDE_CLEAR), None)
+    if to is None:
+        raise RealizeError(f"no room on {loc.dst!r} to move {blocker!r} aside")
+    world.teleport(blocker, to)

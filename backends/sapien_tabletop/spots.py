@@ -1,0 +1,92 @@
+"""Free spots on a region's floor, from the bodies standing there now (realize, placements).
+
+Everything is in the region's floor frame (x away from the robot, y across, z up from the
+floor): `occupants` reads the footprints of the bodies that stand in the slab a new object
+would fill; `free_spots` walks a grid, nearest the front middle first (least depth plus distance
+across), and yields centres where a footprint keeps `margin` from every occupant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame
+from robograph_backends.sapien_tabletop.world import World
+
+GRID = 0.02  # m between candidate centres
+MARGIN = 0.015  # m kept between a spot's footprint and each occupant
+INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
+CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    """A footprint on a floor: centre (x, y) and half extents (x, y), m, floor frame."""
+
+    centre: np.ndarray
+    half: np.ndarray
+
+
+def occupants(world: World, region: str, F: np.ndarray, height: float, skip: set[str]) -> list[Box]:
+    """Footprints (floor frame F of `region`) of the bodies reaching into the slab from the
+    floor up to `height`: not the region's own body or what it stands on, nor `skip`."""
+    exclude = {region} | ancestors(world, region) | skip
+    out = []
+    for node in sorted(world.bodies):
+        if node in exclude:
+            continue
+        T = body_pose(world, node)
+        half = np.asarray(world.layout.placements[node].size, dtype=float) / 2
+        R = F[:3, :3].T @ T[:3, :3]
+        c = F[:3, :3].T @ (T[:3, 3] - F[:3, 3])
+        h = np.abs(R) @ half
+        if c[2] + h[2] < -0.005 or c[2] - h[2] > height:
+            continue
+        out.append(Box(c[:2], h[:2]))
+    return out
+
+
+def free_spots(region_half: tuple[float, float], half: np.ndarray, taken: list[Box], *,
+               prefer_front: bool = True, margin: float = MARGIN) -> Iterator[np.ndarray]:
+    """Centres (floor frame) where a body of half extents `half` stands clear of `taken`."""
+    hx, hy = region_half[0] - half[0], region_half[1] - half[1]
+    if hx < -0.01 or hy < -0.01:
+        return
+    xs = np.arange(-max(hx, 0.0), max(hx, 0.0) + 1e-9, GRID) if hx > 0 else np.array([0.0])
+    ys = np.arange(-max(hy, 0.0), max(hy, 0.0) + 1e-9, GRID) if hy > 0 else np.array([0.0])
+    X, Y = (a.ravel() for a in np.meshgrid(xs, ys, indexing="ij"))
+    # nearest the front middle (between the arms, in the head camera's view) first
+    depth = X - X.min() if prefer_front else X.max() - X
+    for k in np.argsort(depth + np.abs(Y), kind="stable"):
+        x, y = float(X[k]), float(Y[k])
+        if all(abs(b.centre[0] - x) >= b.half[0] + half[0] + margin
+               or abs(b.centre[1] - y) >= b.half[1] + half[1] + margin for b in taken):
+            yield np.array([x, y, half[2] + CLEARANCE])
+
+
+def half_of(world: World, node: str) -> np.ndarray:
+    return np.asarray(world.layout.placements[node].size, dtype=float) / 2
+
+
+def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = None, skip: tuple[str, ...] = (),
+             avoid: list[Box] | None = None, prefer_front: bool = True) -> Iterator[np.ndarray]:
+    """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s
+    floor. Inside a walled container the gap to neighbours is INSIDE_MARGIN: the layout packs a
+    container's contents tightly and leaves no slot for what is put in later."""
+    F, region = floor_frame(world, dst)
+    h = half_of(world, node) if half is None else half
+    taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or [])
+    margin = INSIDE_MARGIN if world.layout.placements[dst].container else MARGIN
+    for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=margin):
+        yield F[:3, :3] @ local + F[:3, 3]
+
+
+def aside_spots(world: World, node: str, support: str, hiding: np.ndarray, clear: float) -> Iterator[np.ndarray]:
+    """Spots on `support` for a blocker, keeping `clear` around the spot (world x, y) where it hid."""
+    F, _ = floor_frame(world, support)
+    centre = F[:3, :3].T @ (np.array([hiding[0], hiding[1], F[2, 3]]) - F[:3, 3])
+    keep = [Box(centre[:2], half_of(world, node)[:2] + clear)]
+    return spots_on(world, node, support, avoid=keep)
