@@ -49,9 +49,12 @@ def test_render_command_writes_head_left_right_pngs(tmp_path):
     path = tmp_path / "scene.json"
     inst.save(path)
     assert main(["render", str(path), "--backend", "sapien", "--out", str(tmp_path / "out")]) == 0
+    import numpy as np
     from PIL import Image
 
     for cam in ("head", "left", "right"):
-        img = Image.open(tmp_path / "out" / f"{cam}.png")
-        assert img.size == (320, 240)
-        assert len(set(img.getdata())) > 20  # a rendered scene, not a blank image
+        pixels = np.asarray(Image.open(tmp_path / "out" / f"{cam}.png"))
+        assert pixels.shape == (240, 320, 3)
+        # a rendered scene, not a blank image: the wrist views of flat-shaded boxes hold ~18
+        # colours on lavapipe, the head view (whole table) ~100
+        assert pixels.std() > 5 and len(np.unique(pixels.reshape(-1, 3), axis=0)) >= (20 if cam == "head" else 8)
