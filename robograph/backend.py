@@ -20,7 +20,7 @@ units of work (physics steps, skill phases) and returns `DEADLINE_EXCEEDED` / `C
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -69,6 +69,30 @@ def interruption(deadline: float | None, cancel: Cancel | None) -> ActionFailure
     if deadline is not None and time.monotonic() >= deadline:
         return ActionFailure(FailureType.DEADLINE_EXCEEDED, "the action ran past its deadline")
     return None
+
+
+class ExecutionInterrupted(BackendError):
+    """Raised from a simulated world's stepping hook to unwind a motion at its deadline or on
+    cancel; the backend's execute turns it back into `failure`."""
+
+    def __init__(self, failure: ActionFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
+
+
+def interrupt_hook(deadline: float | None, cancel: Cancel | None) -> Callable[[], None] | None:
+    """A stepping hook for one execute() of a simulated backend: called every few physics steps,
+    it raises `ExecutionInterrupted` once `interruption` reports a failure. None when there is
+    nothing to watch, so the world's loop skips the call."""
+    if deadline is None and cancel is None:
+        return None
+
+    def check() -> None:
+        failure = interruption(deadline, cancel)
+        if failure is not None:
+            raise ExecutionInterrupted(failure)
+
+    return check
 
 
 class CameraIntrinsics(Protocol):

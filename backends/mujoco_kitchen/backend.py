@@ -24,10 +24,11 @@ from robograph.backend import (
     Cancel,
     Capabilities,
     Execution,
+    ExecutionInterrupted,
     Frame,
+    interrupt_hook,
     interruption,
 )
-from robograph.errors import BackendError
 from robograph.failures import ActionFailure, FailureType
 from robograph.graph import SceneGraph
 from robograph.registry import BackendOptionError
@@ -36,13 +37,6 @@ from robograph_backends.mujoco_kitchen.deps import mujoco_module
 
 DEFAULT_CAMERAS = ("head", "left", "right")
 
-
-class ExecutionInterrupted(BackendError):
-    """Raised from the world's stepping hook to unwind a motion at its deadline or on cancel."""
-
-    def __init__(self, failure: ActionFailure) -> None:
-        super().__init__(failure.message)
-        self.failure = failure
 
 
 def _positive_int(name: str, value: Any) -> int:
@@ -171,7 +165,7 @@ class MujocoKitchenBackend:
         failure = interruption(deadline, cancel)
         result = SkillResult(False, "not started")
         if failure is None:
-            self.world.interrupt = _interrupt_hook(deadline, cancel)
+            self.world.interrupt = interrupt_hook(deadline, cancel)
             try:
                 result = self._dispatch(graph, action, expected)
                 if not result.ok:
@@ -280,15 +274,3 @@ class MujocoKitchenBackend:
             self._cams = Cameras(self.world, self.width, self.height, gaze=self.gaze)
         return self._cams
 
-
-def _interrupt_hook(deadline: float | None, cancel: Cancel | None) -> Any:
-    """The world's stepping hook for one execute(): None when there is nothing to watch."""
-    if deadline is None and cancel is None:
-        return None
-
-    def check() -> None:
-        failure = interruption(deadline, cancel)
-        if failure is not None:
-            raise ExecutionInterrupted(failure)
-
-    return check

@@ -23,7 +23,9 @@ from robograph.backend import (
     Cancel,
     Capabilities,
     Execution,
+    ExecutionInterrupted,
     Frame,
+    interrupt_hook,
     interruption,
 )
 from robograph.failures import ActionFailure, FailureType
@@ -36,13 +38,6 @@ from robograph_backends.sapien_tabletop.layout import solve
 
 SETTLE_STEPS = 100  # physics steps after building, so bodies rest on what holds them
 
-
-class ExecutionInterrupted(SapienBackendError):
-    """Raised from the world's stepping hook to unwind a motion at its deadline or on cancel."""
-
-    def __init__(self, failure: ActionFailure) -> None:
-        super().__init__(failure.message)
-        self.failure = failure
 
 
 class SapienTabletopBackend:
@@ -113,7 +108,7 @@ class SapienTabletopBackend:
         failure = interruption(deadline, cancel)
         result = SkillResult(False, "not started")
         if failure is None:
-            world.interrupt = _interrupt_hook(deadline, cancel)
+            world.interrupt = interrupt_hook(deadline, cancel)
             try:
                 result = run_action(self.robot, self.scene, graph, action, expected)
                 if not result.ok:
@@ -151,15 +146,3 @@ class SapienTabletopBackend:
         self._world = None
         self.robot = self.scene = None
 
-
-def _interrupt_hook(deadline: float | None, cancel: Cancel | None) -> Any:
-    """The world's stepping hook for one execute(): None when there is nothing to watch."""
-    if deadline is None and cancel is None:
-        return None
-
-    def check() -> None:
-        failure = interruption(deadline, cancel)
-        if failure is not None:
-            raise ExecutionInterrupted(failure)
-
-    return check
