@@ -1,5 +1,5 @@
 """Bridge overhead over real DDS on loopback: run with the ROS venv's Python,
-`PYTHONPATH=$PWD .venv-ros2/bin/python scripts/bench_ros2.py --json`.
+`.venv-ros2/bin/python scripts/bench_ros2.py --json`.
 
 - `startup_seconds`: from launching `robograph-robot-sim` to the `ros2` backend's `reset` done
   (process start, node start-up, discovery, the ResetWorld call).
