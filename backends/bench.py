@@ -70,6 +70,18 @@ def run_episode(inst: TaskInstance, backend: Backend, render: bool, *, close: bo
     return {"instance": inst.id, "success": episode.success, "build_s": build_s, "steps": steps}
 
 
+def print_episode(res: dict[str, Any], verbose: bool, extra: str = "") -> None:
+    """One line per episode, then its steps: every step with `verbose`, else the ones that failed
+    or disagree with the symbolic expectation (what a reader of a bench log looks for)."""
+    done = sum(s["ok"] for s in res["steps"])
+    print(f"{res['instance']:16s} success={res['success']!s:5s} steps ok {done}/{len(res['steps'])} "
+          f"build {res['build_s']:.2f}s{extra}", flush=True)
+    for s in res["steps"]:
+        if verbose or not s["ok"] or not s["agree"]:
+            print(f"    {s['action']:34s} ok={s['ok']} agree={s['agree']} {s['wall_s']:.2f}s "
+                  f"{s['failure'] or ''} {s['message'] if not s['ok'] or not s['agree'] else ''}")
+
+
 def figures(results: list[dict[str, Any]], mode: str, heldout: bool, failed: dict[str, str]) -> dict[str, Any]:
     """The bench's JSON figures over `run_episode` results (the same keys for every backend)."""
     steps = [s for r in results for s in r["steps"] if not s["action"].startswith("stop")]

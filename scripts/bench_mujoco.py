@@ -1,13 +1,9 @@
 """Execute oracle plans of indoor episodes through the MuJoCo kitchen backend.
 
-Figures: physical episode success rate, per-step agreement between the reconciled graph and the
-symbolic expectation (over the steps the world executed: once an oracle step misses, later steps
-of the open-loop plan may be refused by their symbolic preconditions; those are counted apart,
-and `graph_agreement_all_steps` counts them as disagreements), wall time per task-level action
-split into physics and rendering (three 320x240 views rendered after every action), the assists
-the backend reported (Execution.info["assists"], total and per kind) and retries, peak memory.
-Every figure is labelled with its execution `mode`. Plans come from the instance's
-`metadata.oracle_plan` (a final `stop` is added), else from `robograph.oracle.solve`.
+Figures: those of `robograph_backends.bench` (success, graph agreement over executed steps,
+seconds per action split into physics and rendering, assists, retries, peak memory). Every figure
+is labelled with its execution `mode`. Plans come from the instance's `metadata.oracle_plan` (a
+final `stop` is added), else from `robograph.oracle.solve`.
 
 Instances: the indoor baseline episodes of the benchmark (FoodPack-I*, Fridge-I*, Buffet-I*),
 read from --bench DIR (`robograph compile --benchmark --out DIR`; scenes missing there are compiled
@@ -27,7 +23,7 @@ import json
 from robograph.errors import RoboGraphError
 from robograph.instance import TaskInstance, load_instance
 from robograph.registry import make_backend, parse_backend_opts
-from robograph_backends.bench import figures, run_episode
+from robograph_backends.bench import figures, print_episode, run_episode
 from robograph_backends.mujoco_kitchen.episodes import (
     indoor_scene_ids,
     load_heldout,
@@ -84,13 +80,7 @@ def main() -> int:
     for inst in pool:
         res = run_episode(inst, make_backend("mujoco", **options), not args.no_render)
         results.append(res)
-        done = sum(s["ok"] for s in res["steps"])
-        print(f"{res['instance']:16s} success={res['success']!s:5s} steps ok {done}/{len(res['steps'])} "
-              f"build {res['build_s']:.2f}s", flush=True)
-        for s in res["steps"]:
-            if args.verbose or not s["ok"] or not s["agree"]:
-                print(f"    {s['action']:34s} ok={s['ok']} agree={s['agree']} {s['wall_s']:.2f}s "
-                      f"{s['failure'] or ''} {s['message'] if not s['ok'] or not s['agree'] else ''}")
+        print_episode(res, args.verbose)
     figs = figures(results, options["mode"], bool(args.heldout), failed)
     if args.heldout:
         figs["heldout_seed"] = args.seed

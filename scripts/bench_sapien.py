@@ -28,7 +28,7 @@ import time
 from robograph.backend import Backend
 from robograph.errors import RoboGraphError
 from robograph.instance import TaskInstance, load_instance
-from robograph_backends.bench import figures, run_episode
+from robograph_backends.bench import figures, print_episode, run_episode
 from robograph_backends.mujoco_kitchen.episodes import load_heldout, load_indoor
 
 DOMAIN = "tabletop"
@@ -117,13 +117,7 @@ def main() -> int:
         res = run_episode(inst, backend, not args.no_render, close=False)
         res["episode_s"] = time.perf_counter() - t0
         results.append(res)
-        done = sum(s["ok"] for s in res["steps"])
-        print(f"{res['instance']:16s} success={res['success']!s:5s} steps ok {done}/{len(res['steps'])} "
-              f"build {res['build_s']:.2f}s episode {res['episode_s']:.1f}s", flush=True)
-        for s in res["steps"]:
-            if args.verbose or not s["ok"] or not s["agree"]:
-                print(f"    {s['action']:34s} ok={s['ok']} agree={s['agree']} {s['wall_s']:.2f}s "
-                      f"{s['failure'] or ''} {s['message'] if not s['ok'] or not s['agree'] else ''}")
+        print_episode(res, args.verbose, f" episode {res['episode_s']:.1f}s")
     backend.close()
     figs = figures(results, args.mode, bool(args.heldout), failed)
     # the first scene of a process pays SAPIEN's first pictures: reported apart from the mean build

@@ -3,29 +3,18 @@ real SAPIEN world and reconcile (measurement only) reads back exactly the rewrit
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 import numpy as np
 import pytest
+from compiled_scenes import baseline_graph
 
 from robograph.backend_check import _occlusion_pair, probe_rewrites
-from robograph.compiler.assets import load_assets
-from robograph.compiler.benchmark import compile_entry
 from robograph.graph import INSIDE, OCCLUDES, ON, Edge, Node, SceneGraph
-from robograph.instance import TaskInstance
 from robograph.rewrite import AddEdge, AddNode, MoveNode, Rewrite, SetAttr, apply_all, diff
 
 pytestmark = pytest.mark.slow
 
 SCENES = ("Desk-1", "Buffet-T1")
 
-
-@lru_cache(maxsize=4)
-def _graph(scene_id: str) -> SceneGraph:
-    assets = load_assets()
-    entry = next(e for e in assets.scenes if e.id == scene_id)
-    return TaskInstance.from_json(json.loads(compile_entry(assets, entry).files["baseline"])).graph
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +41,7 @@ def test_capabilities_declare_every_rewrite_kind(backend):
 
 @pytest.mark.parametrize("scene_id", SCENES)
 def test_conformance_probes_reconcile_to_their_rewrites(backend, scene_id):
-    g = _graph(scene_id)
+    g = baseline_graph(scene_id)
     backend.reset(g, seed=0)
     probes = probe_rewrites(g)
     assert {"set_attr", "move_node", "add_node", "add_edge"} <= set(probes)
@@ -61,7 +50,7 @@ def test_conformance_probes_reconcile_to_their_rewrites(backend, scene_id):
 
 
 def test_i2_drawer_reopened_and_closed_keeps_its_contents(backend):
-    g = _graph("Desk-1")
+    g = baseline_graph("Desk-1")
     backend.reset(g, seed=0)
     world = backend.world
     drawer = next(n for n, pl in sorted(world.layout.placements.items())
@@ -73,7 +62,7 @@ def test_i2_drawer_reopened_and_closed_keeps_its_contents(backend):
 
 
 def test_i4_object_moved_into_another_container(backend):
-    g = _graph("Buffet-T1")
+    g = baseline_graph("Buffet-T1")
     backend.reset(g, seed=0)
     lay = backend.world.layout
     boxes = [n for n, pl in sorted(lay.placements.items()) if pl.container and pl.app.articulation == "none"]
@@ -85,7 +74,7 @@ def test_i4_object_moved_into_another_container(backend):
 
 
 def test_i5_added_occlusion_then_moved_aside_and_back(backend):
-    g = _graph("Desk-1")
+    g = baseline_graph("Desk-1")
     backend.reset(g, seed=0)
     blocker, target = _occlusion_pair(g)
     g = _realized(backend, g, [AddEdge(Edge(blocker, OCCLUDES, target))])
@@ -100,7 +89,7 @@ def test_i5_added_occlusion_then_moved_aside_and_back(backend):
 
 
 def test_i6_added_object_gets_a_body_that_renders(backend):
-    g = _graph("Buffet-T1")
+    g = baseline_graph("Buffet-T1")
     backend.reset(g, seed=0)
     src = g.nodes[next(n for n in sorted(g.nodes) if g.nodes[n].kind == "object" and g.location.get(n)
                        and not g.children(n))]

@@ -4,16 +4,11 @@ rewrites they are (the shared predicates of robograph_backends.reading)."""
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 import numpy as np
 import pytest
+from compiled_scenes import baseline_graph
 
-from robograph.compiler.assets import load_assets
-from robograph.compiler.benchmark import compile_entry
-from robograph.graph import INSIDE, ON, SceneGraph
-from robograph.instance import TaskInstance
+from robograph.graph import INSIDE, ON
 
 pytestmark = pytest.mark.slow
 
@@ -21,12 +16,6 @@ pytestmark = pytest.mark.slow
 # two cores; it is covered by the ad hoc sweep in docs/sapien_backend.md)
 SCENES = ("Buffet-T1", "Cosmetics-1", "Desk-1", "Dining-3", "Fridge-T1")
 
-
-@lru_cache(maxsize=8)
-def _graph(scene_id: str) -> SceneGraph:
-    assets = load_assets()
-    entry = next(e for e in assets.scenes if e.id == scene_id)
-    return TaskInstance.from_json(json.loads(compile_entry(assets, entry).files["baseline"])).graph
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +30,7 @@ def backend():
 
 @pytest.mark.parametrize("scene_id", SCENES)
 def test_identity_graph_world_graph(backend, scene_id):
-    g0 = _graph(scene_id)
+    g0 = baseline_graph(scene_id)
     backend.reset(g0, seed=0)
     assert backend.reconcile(g0) is g0
 
@@ -49,7 +38,7 @@ def test_identity_graph_world_graph(backend, scene_id):
 def test_object_moved_into_a_container_behind_the_graphs_back_reads_inside(backend):
     import sapien
 
-    g0 = _graph("Dining-3")
+    g0 = baseline_graph("Dining-3")
     backend.reset(g0, seed=0)
     world = backend.world
     lay = world.layout
@@ -70,7 +59,7 @@ def test_object_moved_into_a_container_behind_the_graphs_back_reads_inside(backe
 
 
 def test_drawer_pulled_open_behind_the_graphs_back_reads_open(backend):
-    g0 = _graph("Desk-1")
+    g0 = baseline_graph("Desk-1")
     backend.reset(g0, seed=0)
     world = backend.world
     drawer = next(n for n, pl in world.layout.placements.items() if pl.app.articulation == "drawer")
@@ -88,7 +77,7 @@ def test_drawer_pulled_open_behind_the_graphs_back_reads_open(backend):
 
 
 def test_button_pushed_behind_the_graphs_back_reads_pressed_and_stays_down(backend):
-    g0 = _graph("Desk-12")  # has a desk lamp to switch on
+    g0 = baseline_graph("Desk-12")  # has a desk lamp to switch on
     backend.reset(g0, seed=0)
     world = backend.world
     lamp = next(iter(world.buttons))

@@ -5,26 +5,15 @@ action's symbolic outcome."""
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
 import pytest
+from compiled_scenes import baseline_graph
 
 from robograph.actions import Action, effects
-from robograph.compiler.assets import load_assets
-from robograph.compiler.benchmark import compile_entry
 from robograph.graph import SceneGraph
-from robograph.instance import TaskInstance
 from robograph.rewrite import apply_all, diff
 
 pytestmark = pytest.mark.slow
 
-
-@lru_cache(maxsize=2)
-def _graph(scene_id: str) -> SceneGraph:
-    assets = load_assets()
-    entry = next(e for e in assets.scenes if e.id == scene_id)
-    return TaskInstance.from_json(json.loads(compile_entry(assets, entry).files["baseline"])).graph
 
 
 def _run(backend, graph: SceneGraph, text: str) -> tuple[SceneGraph, dict]:
@@ -48,7 +37,7 @@ def backend(request):
 
 
 def test_grab_a_small_object(backend):
-    g = _graph("Desk-1")
+    g = baseline_graph("Desk-1")
     backend.reset(g, seed=0)
     g, info = _run(backend, g, "grab(highlighter_cap)")
     assert g.hand_of("highlighter_cap") == "left"
@@ -69,14 +58,14 @@ def assisted():
 
 
 def test_assisted_move_aside_sets_the_blocker_aside(assisted):
-    g = _graph("Desk-1")
+    g = baseline_graph("Desk-1")
     assisted.reset(g, seed=0)
     g, _info = _run(assisted, g, "move_aside(laptop)")
     assert g.attr("laptop", "moved_aside") is True
 
 
 def test_assisted_open_servos_the_lid_and_says_so(assisted):
-    g = _graph("Desk-1")
+    g = baseline_graph("Desk-1")
     assisted.reset(g, seed=0)
     g, info = _run(assisted, g, "open(pencil_case)")
     assert g.is_open("pencil_case") and info["assists"] == ["servo pencil_case"]
