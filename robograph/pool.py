@@ -74,9 +74,28 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     """Stop a pool now: drop queued work and end the workers without waiting for running jobs
     (what Ctrl-C wants; their results were never written, so a resumed run redoes them)."""
     procs = list((getattr(pool, "_processes", None) or {}).values())  # no public API for this
+    results = getattr(pool, "_result_queue", None)  # shutdown() forgets it: take it first
     for proc in procs:
         if proc.is_alive():
             proc.terminate()
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         proc.join(timeout=5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join(timeout=5)
+    _unblock_result_reader(results)
+
+
+def _unblock_result_reader(results: object) -> None:
+    """Let the pool's manager thread end once its workers are dead.
+
+    A worker terminated in the middle of sending a result leaves half a message in the result
+    pipe; the manager thread then blocks forever reading the rest, and the interpreter's exit
+    hook (`concurrent.futures.process._python_exit`) joins that thread, so a Ctrl-C'd run
+    printed its summary and then hung (seen under load, about 1 run in 6). The parent holds the
+    pipe's only remaining write end; closing it turns the wait into end-of-file, which the
+    manager thread treats as a broken pool and exits."""
+    writer = getattr(results, "_writer", None)
+    if writer is not None and not writer.closed:
+        writer.close()
