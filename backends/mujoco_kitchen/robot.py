@@ -15,6 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from robograph.rotations import rot_y, rot_z
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
 
 HANDS = ("left", "right")
@@ -135,12 +136,10 @@ def _arm_with_gripper() -> Any:
 def _camera(body: Any, name: str, pos: list[float], pitch: float, yaw: float = 0.0, fovy: float = 70.0) -> None:
     """A camera looking along the robot's +x, pitched down by `pitch`, yawed by `yaw` (rad)."""
     mj = mujoco_module()
-    c, s = math.cos(yaw), math.sin(yaw)
-    x = [s, -c, 0.0]
-    y = [math.sin(pitch) * c, math.sin(pitch) * s, math.cos(pitch)]
+    R = rot_z(yaw) @ rot_y(pitch)  # MuJoCo cameras look along -z: z up, then pitched toward +x
     cam = body.add_camera(name=name, pos=pos, fovy=fovy)
     cam.alt.type = mj.mjtOrientation.mjORIENTATION_XYAXES
-    cam.alt.xyaxes = x + y
+    cam.alt.xyaxes = [*(R @ (0.0, -1.0, 0.0)), *(R @ (0.0, 0.0, 1.0))]
 
 
 def add_robot(spec: Any, start: tuple[float, float, float]) -> None:
