@@ -65,7 +65,7 @@ def _add_nodes(world: World, graph: SceneGraph) -> None:
         edge = graph.location.get(node)
         pl = Placement(node, (x, y, app.size[2] / 2), app.size, app, edge.dst if edge else None,
                        edge.rel if edge else None, n.has(CONTAINER) or app.articulation == "drawer")
-        world.add_object(pl)
+        world.add_object(pl, n)
 
 
 def _attributes(world: World, graph: SceneGraph) -> None:
