@@ -34,7 +34,7 @@ from robograph.registry import BackendOptionError
 from robograph.rewrite import Rewrite
 from robograph_backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH, head_model
 from robograph_backends.sapien_tabletop.errors import SapienBackendError
-from robograph_backends.sapien_tabletop.layout import solve
+from robograph_backends.sapien_tabletop.hiding import solve_hiding
 
 SETTLE_STEPS = 100  # physics steps after building, so bodies rest on what holds them
 
@@ -77,7 +77,7 @@ class SapienTabletopBackend:
         from robograph_backends.sapien_tabletop.embodiment import SapienRobot, TabletopScene
         from robograph_backends.sapien_tabletop.world import World
 
-        layout = solve(graph)
+        layout = solve_hiding(graph)
         # build before dropping the old world: while one scene lives, SAPIEN keeps its renderer
         # warm and a new scene's first pictures cost ~0.3 s instead of ~20 s
         world = World.build(graph, layout, dress=self.dress)

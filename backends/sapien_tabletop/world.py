@@ -293,6 +293,28 @@ class World:
         self.layout.regions[pl.node] = region_of(pl)
         self._add_body(pl, False, False)
 
+    def rebuild(self, pl: Placement) -> None:
+        """Replace a free body by one built to `pl` (a blocker grown to hide its target, I5),
+        keeping its joint state; the layout learns the new placement and region."""
+        from robograph_backends.sapien_tabletop.layout import region_of
+
+        old = self.bodies.pop(pl.node)
+        is_open = False
+        if hasattr(old, "get_links"):
+            ids = {lk.entity.per_scene_id for lk in old.get_links()}
+            if pl.node in self.joints:
+                is_open = bool(old.get_qpos()[-1] > (self.joints[pl.node][1] + self.joints[pl.node][2]) / 2)
+            self.scene.remove_articulation(old)
+        else:
+            ids = {old.per_scene_id}
+            self.scene.remove_entity(old)
+        for eid in ids:
+            self.entity_node.pop(eid, None)
+        self.joints.pop(pl.node, None)
+        self.layout.placements[pl.node] = pl
+        self.layout.regions[pl.node] = region_of(pl)
+        self._add_body(pl, False, is_open)
+
     def position(self, node: str) -> np.ndarray:
         """World position (m) of a node's body (the root link of an articulation)."""
         body = self.bodies[node]
