@@ -28,6 +28,9 @@ from robograph_backends.sapien_tabletop.layout import WALL, Layout, Placement, r
 GROW_STEP = 0.02  # m a blocker grows taller per try (as the MuJoCo kitchen's)
 GROW_STEPS = 20  # ... at most this many tries (40 cm); set by hand
 GROW_MARGIN = 0.015  # m a blocker is at least this much wider than its target on each side
+GRASP_WIDTH = 0.062  # m: a grown blocker stays this narrow (if it was) so the 8 cm gripper still
+# closes round it with room to spare (the MuJoCo catalog's MAX_GRASP_WIDTH); a 7 cm laptop grown
+# to hide a 4 cm cap was hit by the descending fingers and flew off
 GROW_COVER = 0.8  # coverage a blocker grows to, well past COVER_FRACTION: settling moves it; set by hand
 SIDESTEP = 0.02  # m steps in which a hidden object is moved sideways, out from behind another
 CLEAR = 0.01  # m kept between footprints when something is moved sideways
@@ -110,18 +113,26 @@ def _raised_short(layout: Layout, graph: SceneGraph, blocker: str, target: str) 
 def grown_box(centre: np.ndarray, half: np.ndarray, t_centre: np.ndarray, t_half: np.ndarray,
               raised: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(centre, half extents) of a blocker box standing where it stands, grown to hide the target
-    box: at least GROW_MARGIN wider than it on each side, then (unless its hiding part is a raised
-    lid, which the box's depth sizes) taller in GROW_STEP steps until the coverage passes
-    GROW_COVER (at most GROW_STEPS). Its bottom stays where it was."""
-    centre, half = np.array(centre, dtype=float), np.array(half, dtype=float)
-    floor = centre[2] - half[2]
-    half[1] = max(half[1], t_half[1] + GROW_MARGIN)
-    for _ in range(0 if raised else GROW_STEPS):
-        if _cover(centre, half, raised, t_centre, t_half) >= GROW_COVER:
-            break
-        half[2] += GROW_STEP / 2
-        centre[2] = floor + half[2]
-    return centre, half
+    box: at least GROW_MARGIN wider than it on each side, then (unless its hiding part is a
+    raised lid, which the box's depth sizes) taller in GROW_STEP steps until the coverage passes
+    GROW_COVER (at most GROW_STEPS). A blocker narrow enough to grasp first tries staying at
+    most GRASP_WIDTH wide (a laptop that hides a wide notebook cannot). Its bottom stays put."""
+    wide = t_half[1] + GROW_MARGIN
+    widths = [max(half[1], wide)]
+    if half[1] <= GRASP_WIDTH / 2 < wide:  # narrow enough to grasp: try staying so first
+        widths.insert(0, GRASP_WIDTH / 2)
+    for width in widths:
+        c, h = np.array(centre, dtype=float), np.array(half, dtype=float)
+        floor = c[2] - h[2]
+        h[1] = width
+        for _ in range(0 if raised else GROW_STEPS):
+            if _cover(c, h, raised, t_centre, t_half) >= GROW_COVER:
+                return c, h
+            h[2] += GROW_STEP / 2
+            c[2] = floor + h[2]
+        if _cover(c, h, raised, t_centre, t_half) >= GROW_COVER:
+            return c, h
+    return c, h
 
 
 def hide_targets(layout: Layout, graph: SceneGraph) -> Layout:
