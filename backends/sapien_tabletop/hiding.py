@@ -24,6 +24,7 @@ from robograph.graph import OBJECT, OCCLUDES, SceneGraph
 from robograph_backends.coverage import COVER_FRACTION, Primitives, coverage, surface
 from robograph_backends.sapien_tabletop.cameras import head_viewpoint
 from robograph_backends.sapien_tabletop.layout import WALL, Layout, Placement, region_of, solve
+from robograph_backends.sapien_tabletop.world import ARM_BASES, ARM_SETBACK
 
 GROW_STEP = 0.02  # m a blocker grows taller per try (as the MuJoCo kitchen's)
 GROW_STEPS = 20  # ... at most this many tries (40 cm); set by hand
@@ -34,6 +35,11 @@ GRASP_WIDTH = 0.062  # m: a grown blocker stays this narrow (if it was) so the 8
 GROW_COVER = 0.8  # coverage a blocker grows to, well past COVER_FRACTION: settling moves it; set by hand
 SIDESTEP = 0.02  # m steps in which a hidden object is moved sideways, out from behind another
 CLEAR = 0.01  # m kept between footprints when something is moved sideways
+# room the Pandas take at their ready posture, relative to each base (m): their links' shape
+# centres measured at x -0.09..0.48, y +-0.04, z 0.33..0.66, plus the links' radii. A blocker
+# grown into it (a 48 cm blanket on the Toy mat, where the bases stand at floor level) is
+# pushed out when the world settles
+ARM_ROOM = (np.array([-0.17, -0.12, 0.25]), np.array([0.56, 0.12, 1.0]))
 OPEN_ANGLE = 1.6  # rad, an open lid's hinge angle (world.py opens lids and covers this far)
 DEEPER_STEP = 0.02  # m a lidded blocker whose raised lid is too short grows deeper per try
 DEEPER_STEPS = 15  # ... at most this many tries (30 cm); set by hand
@@ -111,7 +117,7 @@ def _raised_short(layout: Layout, graph: SceneGraph, blocker: str, target: str) 
 
 
 def grown_box(centre: np.ndarray, half: np.ndarray, t_centre: np.ndarray, t_half: np.ndarray,
-              raised: bool = False) -> tuple[np.ndarray, np.ndarray]:
+              raised: bool = False, top: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(centre, half extents) of a blocker box standing where it stands, grown to hide the target
     box: at least GROW_MARGIN wider than it on each side, then (unless its hiding part is a
     raised lid, which the box's depth sizes) taller in GROW_STEP steps until the coverage passes
@@ -128,6 +134,8 @@ def grown_box(centre: np.ndarray, half: np.ndarray, t_centre: np.ndarray, t_half
         for _ in range(0 if raised else GROW_STEPS):
             if _cover(c, h, raised, t_centre, t_half) >= GROW_COVER:
                 return c, h
+            if top is not None and floor + 2 * h[2] + GROW_STEP > top:
+                break  # `top`: the highest its top may reach (m, world), e.g. a drawer's rim
             h[2] += GROW_STEP / 2
             c[2] = floor + h[2]
         if _cover(c, h, raised, t_centre, t_half) >= GROW_COVER:
@@ -192,7 +200,8 @@ def step_aside(layout: Layout, graph: SceneGraph) -> Layout:
     """Move an object that something the graph does not name hides (a wine glass in front of a
     salt shaker on a narrow sideboard: rows stand one behind the other) sideways on its support,
     with the blocker of its column if it has one, to the nearest spot where its footprint
-    clears its neighbours' and no unplanned cover remains. In place; returned."""
+    clears its neighbours' and no unplanned cover remains; likewise a column whose blocker
+    stands in the room the arms take (ARM_ROOM). In place; returned."""
     column_of = {t: b for b, t in layout.blocking.items()}
     by_parent: dict[str, list[str]] = {}
     for n, pl in sorted(layout.placements.items()):
@@ -203,7 +212,27 @@ def step_aside(layout: Layout, graph: SceneGraph) -> Layout:
         for _b, t in unplanned_covers(layout, graph, nodes):
             group = [t] + ([column_of[t]] if t in column_of else [])
             _sidestep(layout, graph, nodes, group, region.centre[1], region.half[1])
+        for b, t in sorted(layout.blocking.items()):
+            if b in nodes and _in_arm_room(layout, b):
+                _sidestep(layout, graph, nodes, [t, b], region.centre[1], region.half[1])
     return layout
+
+
+def _arm_rooms(layout: Layout) -> list[tuple[np.ndarray, np.ndarray]]:
+    """ARM_ROOM of each Panda in the world: the bases stand ARM_SETBACK in front of the table's
+    front edge at its top's height (world.py)."""
+    table = layout.placements[layout.table]
+    base_x = table.centre[0] - table.size[0] / 2 - ARM_SETBACK
+    out = []
+    for y in ARM_BASES.values():
+        base = np.array([base_x, y, table.size[2]])
+        out.append((base + ARM_ROOM[0], base + ARM_ROOM[1]))
+    return out
+
+
+def _in_arm_room(layout: Layout, node: str) -> bool:
+    c, h = _placed_box(layout, node)
+    return any(bool(np.all(c + h > lo) and np.all(c - h < hi)) for lo, hi in _arm_rooms(layout))
 
 
 def _sidestep(layout: Layout, graph: SceneGraph, nodes: list[str], group: list[str], mid: float, half: float) -> None:
@@ -218,7 +247,8 @@ def _sidestep(layout: Layout, graph: SceneGraph, nodes: list[str], group: list[s
             continue
         for g in group:
             _shift(layout, g, delta)
-        if not [p for p in unplanned_covers(layout, graph, nodes) if set(p) & set(group)]:
+        if not [p for p in unplanned_covers(layout, graph, nodes) if set(p) & set(group)] \
+                and not any(_in_arm_room(layout, g) for g in group):
             return
         for g in group:
             _shift(layout, g, -delta)

@@ -258,11 +258,11 @@ def _units(graph: SceneGraph, nodes: list[str], sizes: Mapping[str, tuple[float,
             paired[e.src] = e.dst
     hidden = set(paired.values())
     out: list[Unit] = []
-    # rows are packed from the front: short things first, then occlusion columns, then fixed
-    # furniture (a dish rack), so nothing hides what stands behind it from the head camera
-    # unless the graph says so
-    def order(n: str) -> tuple[bool, bool, float, str]:
-        return graph.nodes[n].kind == FURNITURE, n in paired or n in hidden, sizes[n][2], n
+    # rows are packed from the front: single objects first, then occlusion columns (their grown
+    # blockers), then fixed furniture (a dish rack), so nothing hides what stands behind it
+    # from the head camera unless the graph says so (stable: otherwise in id order)
+    def order(n: str) -> tuple[bool, bool]:
+        return graph.nodes[n].kind == FURNITURE, n in paired or n in hidden
 
     for n in sorted(nodes, key=order):
         if n in hidden:

@@ -37,6 +37,7 @@ from robograph_backends.sapien_tabletop.world import World
 SETTLE_STEPS = 150  # physics steps after realizing, so moved bodies come to rest (0.3 s)
 BLOCKER_GAP = 0.012  # m between a blocker's back and its target's front; as the MuJoCo kitchen
 ASIDE_DISTANCE = 0.04  # m a blocker this far from its hiding spot no longer stands there; set by hand
+RIM_CLEARANCE = 0.01  # m a blocker grown in a container stays below its walls' top
 ASIDE_CLEAR = 0.05  # m kept around a blocker's hiding spot when it is moved aside
 PARK = (-3.0, 0.0)  # m: where an added node's body is built before it is put in place
 
@@ -174,14 +175,20 @@ def _hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
 def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
     """Make a blocker standing in front of its target hide it from the head camera, as the
     layout does for G0's blockers (`hiding.grown_box` on the two boxes where they now stand):
-    its body is rebuilt wider and taller where it stands. One that holds or carries something
-    keeps its size (reconcile then reports what it really hides)."""
-    if any(pl.parent == blocker for pl in world.layout.placements.values()):
+    its body is rebuilt wider and taller where it stands, inside a container no higher than its
+    walls. One that holds or carries something keeps its size (reconcile then reports what it
+    really hides)."""
+    loc = graph.location.get(target)
+    if loc is None or any(pl.parent == blocker for pl in world.layout.placements.values()):
         return
+    top = None
+    if loc.rel == INSIDE and loc.dst in world.layout.regions:  # no higher than the walls: a taller
+        F, region = floor_frame(world, loc.dst)  # blocker in a drawer pushed the drawers open
+        top = float(F[2, 3]) + region.height - RIM_CLEARANCE
     pl = world.layout.placements[blocker]
     b_centre, t_centre = position(world, blocker), position(world, target)
     b_half, t_half = np.asarray(pl.size) / 2, half_of(world, target)
-    centre, half = grown_box(b_centre, b_half, t_centre, t_half)
+    centre, half = grown_box(b_centre, b_half, t_centre, t_half, top=top)
     if np.allclose(half, b_half):
         return
     world.rebuild(grown_placement(replace(pl, centre=tuple(float(v) for v in b_centre)), centre, half))

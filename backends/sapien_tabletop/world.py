@@ -66,7 +66,8 @@ def _drawer_shift(layout: Layout, node: str, open_state: dict[str, bool]) -> flo
 
 
 class SimulationUnstable(SapienBackendError):
-    """The physics blew up (NaN/Inf joint angles): the backend rebuilds from the last graph."""
+    """The physics blew up (a Panda's joint angles or a body's pose NaN/Inf, checked after every
+    chunk of steps): the backend rebuilds from the last graph."""
 
 
 @dataclass
@@ -434,8 +435,10 @@ class World:
             self.scene.step()
         self.time += n * TIMESTEP
         self.physics_s += time.perf_counter() - t0
-        if not all(np.isfinite(r.get_qpos()).all() for r in self.robots.values()):
-            raise SimulationUnstable("a Panda's joint angles became NaN/Inf")
+        broken = [f"{h}_panda" for h, r in sorted(self.robots.items()) if not np.isfinite(r.get_qpos()).all()]
+        broken += [n for n in sorted(self.bodies) if not np.isfinite(self.position(n)).all()]
+        if broken:
+            raise SimulationUnstable(f"the physics blew up: NaN/Inf pose or joint angles of {', '.join(broken)}")
 
     # assisted holds: a welded body follows the grip link (kinematic while welded) -----------------
     def grip_pose(self, hand: str) -> np.ndarray:
