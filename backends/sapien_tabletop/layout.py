@@ -2,8 +2,9 @@
 
 The table is the scene's root surface (the SURFACE furniture no location edge points from); the
 robot stands at its front edge (-x) and the head camera looks along +x. Children of a region are
-packed in rows from the front with the MuJoCo backend's pure packing (an unconditional OCCLUDES
-pair becomes a column, the blocker in front of its target as seen from the head camera). Drawer
+packed in rows from the front with the MuJoCo backend's pure packing (an OCCLUDES pair becomes a
+column, the blocker in front of its target as seen from the head camera; `hiding.py` then sizes
+the blockers so they really hide). Drawer
 tiers inside a cabinet are stacked bottom to top. Sizes and colours come from the shared object
 catalog (`assets/objects.yaml`); a category the catalog does not list is refused, naming it.
 """
