@@ -35,8 +35,6 @@ from robograph_backends.mujoco_kitchen.dress import is_part
 from robograph_backends.mujoco_kitchen.tuning import VIEW_LIFT
 from robograph_backends.mujoco_kitchen.world import World
 
-__all__ = ["Surface", "coverage", "covered_pairs", "may_cover", "surface"]
-
 
 def head_camera_offset(world: World) -> np.ndarray:
     """Head camera position in the base frame at torso lift VIEW_LIFT (m, shape (3,)), from the

@@ -7,8 +7,9 @@ occluders (`mujoco_kitchen.layout` sizes them, `realize._grow_to_hide` for added
 that covers too little of its target grows: at least as wide as the target plus a margin each
 side, then taller in steps until the coverage, measured on the layout's boxes with the shared
 geometry (`robograph_backends.coverage`) from the viewpoint reconcile uses, passes GROW_COVER.
-A conditioned pair ("hides it when open") is measured with the lid or cover raised; only its
-width grows (the raised cover is as tall as the blocker is deep, and the column fixes that).
+A conditioned pair ("hides it when open") is measured with the lid or cover raised: the raised
+cover is as tall as the blocker is deep, so `solve_hiding` makes the blocker deeper and packs
+again; its width grows as above, its height does not.
 
 Only blockers grow; their footprint's centre stays where the packing put it, so the neighbours
 keep theirs (the width may eat GROW_MARGIN into the 7 cm gap on each side).
@@ -24,7 +25,7 @@ from robograph.graph import OBJECT, OCCLUDES, SceneGraph
 from robograph_backends.coverage import COVER_FRACTION, Primitives, coverage, surface
 from robograph_backends.sapien_tabletop.cameras import head_viewpoint
 from robograph_backends.sapien_tabletop.layout import WALL, Layout, Placement, region_of, solve
-from robograph_backends.sapien_tabletop.world import ARM_BASES, ARM_SETBACK
+from robograph_backends.sapien_tabletop.world import ARM_BASES, ARM_SETBACK, LID_OPEN
 
 GROW_STEP = 0.02  # m a blocker grows taller per try (as the MuJoCo kitchen's)
 GROW_STEPS = 20  # ... at most this many tries (40 cm); set by hand
@@ -40,7 +41,6 @@ CLEAR = 0.01  # m kept between footprints when something is moved sideways
 # grown into it (a 48 cm blanket on the Toy mat, where the bases stand at floor level) is
 # pushed out when the world settles
 ARM_ROOM = (np.array([-0.17, -0.12, 0.25]), np.array([0.56, 0.12, 1.0]))
-OPEN_ANGLE = 1.6  # rad, an open lid's hinge angle (world.py opens lids and covers this far)
 DEEPER_STEP = 0.02  # m a lidded blocker whose raised lid is too short grows deeper per try
 DEEPER_STEPS = 15  # ... at most this many tries (30 cm); set by hand
 
@@ -50,10 +50,10 @@ def _box(centre: np.ndarray, half: np.ndarray) -> Primitives:
 
 
 def raised_lid(centre: np.ndarray, half: np.ndarray) -> Primitives:
-    """The box of a lidded body (centre, half extents) with its lid opened to OPEN_ANGLE about
+    """The box of a lidded body (centre, half extents) with its lid opened to LID_OPEN about
     the hinge on its back top edge: body and raised lid panel as two boxes."""
     hinge = centre + np.array([half[0], 0.0, half[2] + WALL / 2])
-    c, s = np.cos(OPEN_ANGLE), np.sin(OPEN_ANGLE)
+    c, s = np.cos(LID_OPEN), np.sin(LID_OPEN)
     rot = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])  # about +y: the front edge rises
     panel_centre = hinge + rot @ np.array([-half[0], 0.0, 0.0])
     return Primitives.of([(centre, np.eye(3), half), (panel_centre, rot, np.array([half[0], half[1], WALL / 2]))], [])

@@ -39,6 +39,7 @@ TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
 JOINT_DAMPING = 5.0
 DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
+LID_OPEN = 1.6  # rad: an open lid, book cover or door (a little past upright, so it stays open)
 BUTTON_DEPTH = 0.012  # m of button travel; pressed past half of it
 BUTTON_HALF = (0.02, 0.02, 0.006)  # m
 BUTTON_FRICTION = 8.0  # N of dry friction: a pushed button stays down
@@ -270,7 +271,7 @@ class World:
             else:  # lid / book cover: a panel on the rim, hinge along y at the back top edge
                 self._box(child, (0, 0, hz + WALL / 2), (hx, hy, WALL / 2), pl.app.rgba, physx)
                 joint = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # axis +y
-            closed, opened = 0.0, 1.6
+            closed, opened = 0.0, LID_OPEN
             child.set_joint_name(f"{pl.node}_hinge")
             child.set_joint_properties("revolute", [[0.0, 1.9]], joint, joint, JOINT_FRICTION, JOINT_DAMPING)
         ab.set_initial_pose(sapien.Pose(list(pl.centre)))
