@@ -92,14 +92,16 @@ def rewrites_to(expected: SceneGraph, reading: Reading) -> list[Rewrite]:
 def occlusion_rewrites(expected: SceneGraph, reading: Reading) -> list[Rewrite]:
     """OCCLUDES edges and `moved_aside` from the measured coverage. The graph keeps a blocker's
     edges while it is set aside (`moved_aside`) and drops them when it is picked up (grab), so:
-    a blocker in a hand has no edges; a placed blocker that covers nothing it has edges to is
-    moved aside; one that covers a target has an active edge to it (an attribute-conditioned
+    a blocker in a hand has no edges; an edge to a target in a hand is left as it is (nothing
+    to measure); a placed blocker that covers nothing it has edges to is moved aside; one that covers a target has an active edge to it (an attribute-conditioned
     edge must agree with its condition under the measured attributes, else it is corrected)."""
     out: list[Rewrite] = []
     held = {n for n, (rel, _) in reading.locations.items() if rel == HELD}
     blockers = {e.src for e in expected.edges_of(OCCLUDES)} | {b for b, _ in reading.occlusions}
     for b in sorted(blockers):
-        edges = expected.edges_from(b, OCCLUDES)
+        # an edge to a target in a hand says nothing either way: the target is not there to be
+        # hidden (a hidden object grabbed when the runtime's view rules are bypassed)
+        edges = [e for e in expected.edges_from(b, OCCLUDES) if e.dst not in held]
         aside = bool(expected.attr(b, "moved_aside"))
         if b in held:  # picked up: occludes nothing, as after a grab
             out += [RemoveEdge(e) for e in edges]

@@ -118,7 +118,12 @@ def probe_rewrites(g: SceneGraph) -> dict[str, list[Rewrite]]:
               and not g.is_open(n) and g.hand_of(n) is None]
     if closed:
         probes["set_attr"] = [SetAttr(closed[0], "open", True)]
-    for obj in _movable_objects(g):
+    # an object that hides or is hidden, or the pair the add_edge probe makes one (the probes
+    # are applied one after the other), would take an occlusion with it: a physical backend
+    # that measures OCCLUDES reads that change too
+    pair = _occlusion_pair(g)
+    involved = {n for e in g.edges if e.rel == OCCLUDES for n in (e.src, e.dst)} | set(pair or ())
+    for obj in [o for o in _movable_objects(g) if o not in involved]:
         spots = _free_surfaces(g, obj)
         if spots:
             src = g.nodes[obj]
@@ -130,7 +135,6 @@ def probe_rewrites(g: SceneGraph) -> dict[str, list[Rewrite]]:
                         and g.nodes[e.src].has(MOVABLE)), key=lambda e: (e.src, e.dst))
     if occluding:
         probes["remove_edge"] = [RemoveEdge(occluding[0])]
-    pair = _occlusion_pair(g)
     if pair is not None:
         probes["add_edge"] = [AddEdge(Edge(pair[0], OCCLUDES, pair[1]))]
     return probes

@@ -17,3 +17,12 @@ def baseline_graph(scene_id: str) -> SceneGraph:
     assets = load_assets()
     entry = next(e for e in assets.scenes if e.id == scene_id)
     return TaskInstance.from_json(json.loads(compile_entry(assets, entry).files["baseline"])).graph
+
+
+@lru_cache(maxsize=1)
+def tabletop_baselines() -> dict[str, SceneGraph]:
+    """Scene id -> baseline graph of all 57 tabletop scenes, as `robograph compile --benchmark`
+    writes them (compiled once per test process: ~40 s on two loaded cores)."""
+    assets = load_assets()
+    return {e.id: TaskInstance.from_json(json.loads(compile_entry(assets, e).files["baseline"])).graph
+            for e in assets.scenes if e.domain == "tabletop"}

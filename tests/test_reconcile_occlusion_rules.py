@@ -45,6 +45,12 @@ def test_blocker_in_a_hand_loses_its_edges_as_after_a_grab() -> None:
         RemoveEdge(Edge("box", OCCLUDES, "jar")), SetAttr("box", "moved_aside", False)]
 
 
+def test_edge_to_a_target_in_a_hand_is_left_as_it_is() -> None:
+    """The target is not there to be hidden: no evidence the blocker was moved aside."""
+    g = _scene().graph()
+    assert occlusion_rewrites(g, _reading(g, held={"jar"})) == []
+
+
 def test_new_cover_adds_an_edge_and_a_target_no_longer_covered_loses_it() -> None:
     g = _scene().graph()
     assert occlusion_rewrites(g, _reading(g, {("cup", "jar")})) == [

@@ -56,3 +56,54 @@ def test_sapien_draws_the_parts_and_the_label_without_adding_collisions():
     # the text lies between the stripes (the band's middle), horizontal: it spans many columns
     text_cols = np.nonzero((band.max(axis=2) < 60).any(axis=0))[0]
     assert text_cols.max() - text_cols.min() > 0.6 * band.shape[1]
+
+
+def _shapes(world) -> dict[str, list[tuple]]:
+    """Per node: (kind, size) of every collision shape and the number of visual shapes."""
+    import sapien
+
+    out = {}
+    for node, body in sorted(world.bodies.items()):
+        entities = [lk.entity for lk in body.get_links()] if hasattr(body, "get_links") else [body]
+        coll, vis = [], 0
+        for e in entities:
+            rigid = e.find_component_by_type(sapien.physx.PhysxRigidBaseComponent)
+            for sh in rigid.get_collision_shapes():
+                size = getattr(sh, "half_size", None)
+                coll.append((type(sh).__name__, tuple(np.round(size, 6)) if size is not None else
+                             (round(sh.radius, 6), round(sh.half_length, 6))))
+            render = e.find_component_by_type(sapien.render.RenderBodyComponent)
+            vis += len(render.render_shapes) if render is not None else 0
+        out[node] = [tuple(sorted(coll)), vis]
+    return out
+
+
+@pytest.mark.slow
+def test_backend_dresses_objects_visual_only_and_dress_false_keeps_the_primitives():
+    pytest.importorskip("sapien")
+    from compiled_scenes import baseline_graph
+
+    from robograph.registry import BackendOptionError
+    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
+
+    with pytest.raises(BackendOptionError, match="dress"):
+        SapienTabletopBackend(dress="yes")
+    g = baseline_graph("Buffet-T1")
+    shapes = {}
+    for dress in (True, False):
+        b = SapienTabletopBackend(dress=dress)
+        b.reset(g, seed=0)
+        shapes[dress] = _shapes(b.world)
+        assert b.reconcile(g) is g  # identity holds either way
+        b.close()
+    assert {n: s[0] for n, s in shapes[True].items()} == {n: s[0] for n, s in shapes[False].items()}
+    objects = [n for n in shapes[True] if g.nodes[n].kind == "object"]
+    furniture = [n for n in shapes[True] if g.nodes[n].kind != "object"]
+    # furniture stays plain; every object but the one-part "round" family (a bread roll is one
+    # capsule either way) gets more parts than its primitive: a label, a cap, a stem...
+    from robograph_backends.appearance import family_of
+
+    assert all(shapes[True][n][1] == shapes[False][n][1] for n in furniture)
+    shaped = [n for n in objects if family_of(g.nodes[n].category, "box") != "round"]
+    assert len(shaped) >= 5
+    assert [n for n in shaped if shapes[True][n][1] <= shapes[False][n][1]] == []

@@ -13,7 +13,7 @@ from robograph.rewrite import AddEdge, AddNode, MoveNode, Rewrite, SetAttr, appl
 
 pytestmark = pytest.mark.slow
 
-SCENES = ("Desk-1", "Buffet-T1")
+SCENES = ("Desk-1", "Buffet-T1", "Cosmetics-1", "Dining-3", "Fridge-T1", "Toy-A1")  # one per family
 
 
 
@@ -99,3 +99,16 @@ def test_i6_added_object_gets_a_body_that_renders(backend):
     (head,) = backend.render(["head"])
     k = backend.world.node_labels().index("added_item")
     assert (head.segmentation == k).sum() > 20  # seen by the head camera
+
+
+def test_i2_opening_a_conditioned_blocker_raises_a_lid_that_hides_its_target(backend):
+    """Cosmetics-1: the makeup box hides the storage bag when open; realized open, its raised
+    lid is measured hiding the bag, so the edge stays as the graph has it."""
+    g = baseline_graph("Cosmetics-1")
+    backend.reset(g, seed=0)
+    edge = next(e for e in g.edges_of(OCCLUDES) if e.when and g.nodes[e.src].kind == "object")
+    g = _realized(backend, g, [SetAttr(edge.src, "open", True)])
+    assert g.occlusion_active(edge)
+    from robograph_backends.sapien_tabletop.occlusion import pair_coverage
+
+    assert pair_coverage(backend.world, g, edge.src, edge.dst) > 0.6

@@ -18,28 +18,22 @@ only transiently).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
+from robograph_backends.coverage import (
+    COVER_FRACTION,
+    SURFACE_OFFSET,
+    Surface,
+    face_aims,
+    may_cover,
+    slab_distances,
+)
+from robograph_backends.coverage import units as _units
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
 from robograph_backends.mujoco_kitchen.dress import is_part
-from robograph_backends.mujoco_kitchen.tuning import (
-    COVER_FRACTION,
-    FACE_GRID,
-    FACE_INSET,
-    SURFACE_OFFSET,
-    VIEW_LIFT,
-)
+from robograph_backends.mujoco_kitchen.tuning import VIEW_LIFT
 from robograph_backends.mujoco_kitchen.world import World
-
-
-@dataclass(frozen=True, slots=True)
-class Surface:
-    """Sample points (N, 3) on a target's camera-facing faces and their weights (N,), for one camera."""
-
-    points: np.ndarray
-    weights: np.ndarray
 
 
 def head_camera_offset(world: World) -> np.ndarray:
@@ -69,29 +63,14 @@ def surface(world: World, body: str, half: np.ndarray, cam: np.ndarray) -> Surfa
     gives the sight lines; each is followed to where it first meets one of the body's geoms (a
     sphere or a bowl fills less than its box: sight lines that miss it are dropped). Weights are
     the projected solid angle of each face's patch."""
-    pos, rot = world.body_pos(body), world.body_mat(body)
-    ticks = np.linspace(-FACE_INSET, FACE_INSET, FACE_GRID)
-    grid_a, grid_b = (g.ravel() for g in np.meshgrid(ticks, ticks))
-    aims, weights = [], []
-    for axis in range(3):
-        u, v = [k for k in range(3) if k != axis]
-        for sign in (-1.0, 1.0):
-            normal = sign * rot[:, axis]
-            centre = pos + normal * half[axis]
-            to_cam = cam - centre
-            dist = float(np.linalg.norm(to_cam))
-            cos = float(normal @ to_cam) / dist
-            if cos <= 1e-3:
-                continue  # the face looks away from the camera
-            aims.append(centre + np.outer(grid_a * half[u], rot[:, u]) + np.outer(grid_b * half[v], rot[:, v]))
-            weights.append(np.full(FACE_GRID**2, 4.0 * half[u] * half[v] * cos / dist**2 / FACE_GRID**2))
-    if not aims:
+    aims, weights = face_aims(world.body_pos(body), world.body_mat(body), half, cam)
+    if len(aims) == 0:
         return Surface(np.zeros((0, 3)), np.zeros(0))
-    unit = _units(np.concatenate(aims) - cam)
+    unit = _units(aims - cam)
     hit = ray_distances(world, body_geoms(world, body), cam, unit)
     seen = np.isfinite(hit)
     points = cam + unit[seen] * (hit[seen] - SURFACE_OFFSET)[:, None]
-    wts = np.concatenate(weights)[seen]
+    wts = weights[seen]
     static = _static_boxes(world)
     blocked = ray_distances(world, static, cam, unit[seen]) < hit[seen] - 2 * SURFACE_OFFSET
     return Surface(points[~blocked], wts[~blocked])
@@ -119,7 +98,7 @@ def ray_distances(world: World, geoms: Sequence[int], cam: np.ndarray, unit: np.
     is_box = np.asarray(m.geom_type)[geoms] == _BOX
     boxes = geoms[is_box]
     if len(boxes):
-        out = np.minimum(out, _slab_distances(cam, unit, np.asarray(d.geom_xpos)[boxes],
+        out = np.minimum(out, slab_distances(cam, unit, np.asarray(d.geom_xpos)[boxes],
                                               np.asarray(d.geom_xmat)[boxes].reshape(-1, 3, 3),
                                               np.asarray(m.geom_size)[boxes]))
     mj = mujoco_module()
@@ -131,33 +110,11 @@ def ray_distances(world: World, geoms: Sequence[int], cam: np.ndarray, unit: np.
     return out
 
 
-def _slab_distances(cam: np.ndarray, unit: np.ndarray, centres: np.ndarray, mats: np.ndarray,
-                    half: np.ndarray) -> np.ndarray:
-    """Nearest entry distance (N,) of N rays from `cam` into M oriented boxes (inf: none hit)."""
-    origin = np.einsum("mji,mj->mi", mats, cam - centres)  # camera in each box's frame (M, 3)
-    direction = np.einsum("mji,nj->nmi", mats, unit)  # (N, M, 3)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (-half - origin) / direction
-        t2 = (half - origin) / direction
-    # a ray parallel to a slab: inside it never leaves, outside it never enters
-    parallel = direction == 0.0
-    inside = np.abs(origin) <= half
-    near = np.where(parallel, np.where(inside, -np.inf, np.inf), np.minimum(t1, t2))
-    far = np.where(parallel, np.where(inside, np.inf, -np.inf), np.maximum(t1, t2))
-    enter, leave = near.max(axis=2), far.min(axis=2)  # (N, M)
-    hit = leave >= np.maximum(enter, 0.0)
-    return np.where(hit, np.maximum(enter, 0.0), np.inf).min(axis=1)
-
-
 def _static_boxes(world: World) -> np.ndarray:
     """Box geoms of bodies welded to the world: the kitchen's carcasses, shelves and walls."""
     m = world.model
     return np.flatnonzero((np.asarray(m.body_weldid)[np.asarray(m.geom_bodyid)] == 0)
                           & (np.asarray(m.geom_type) == _BOX))
-
-
-def _units(vec: np.ndarray) -> np.ndarray:
-    return vec / np.linalg.norm(vec, axis=1)[:, None]
 
 
 def body_geoms(world: World, body: str, *, moving_parts: bool = True) -> list[int]:
@@ -180,18 +137,6 @@ def body_geoms(world: World, body: str, *, moving_parts: bool = True) -> list[in
 
 _PRIMITIVES = (2, 3, 4, 5, 6)  # sphere, capsule, ellipsoid, cylinder, box (mjtGeom)
 _BOX = 6
-
-
-def may_cover(cam: np.ndarray, blocker: np.ndarray, r_blocker: float, target: np.ndarray, r_target: float) -> bool:
-    """Cheap pre-test: the blocker's bounding sphere comes near the sight line to the target's
-    centre, between camera and target."""
-    seg = target - cam
-    length = float(np.linalg.norm(seg))
-    along = float((blocker - cam) @ seg) / length
-    if along <= 0.0 or along >= length:
-        return False  # behind the camera, or its centre behind the target's
-    perp = float(np.linalg.norm(blocker - cam - seg / length * along))
-    return perp < r_blocker + r_target
 
 
 def covered_pairs(world: World, cams: Mapping[str, np.ndarray], halves: Mapping[str, np.ndarray],

@@ -163,14 +163,8 @@ MAX_GRASP_WIDTH = 0.062  # m: the Panda gripper opens 80 mm; graspable solids ar
 # wide across their narrowest horizontal side so physics grasping is possible at all
 
 # --- occlusion measured from the head camera (occlusion.py) --------------------------------------
-COVER_FRACTION = 0.6  # share of a target's camera-facing surface weight a blocker must cover to
-# hide it (OCCLUDES); above half, so two blockers never both hide one target by halves; set by hand
 VIEW_LIFT = 0.0  # m, torso lift of the viewpoint: the robot's neutral posture
-FACE_GRID = 5  # sample points per side of each camera-facing face (25 per face); set by hand
-FACE_INSET = 0.85  # samples span this fraction of each face: points on the edges graze
-# neighbouring geometry (the support under the target) and read as covered
-SURFACE_OFFSET = 1e-3  # m samples sit outside the target's faces, so a ray to a sample does not
-# hit the target itself
+# COVER_FRACTION, FACE_GRID, FACE_INSET, SURFACE_OFFSET: robograph_backends.coverage (shared with SAPIEN)
 
 # --- reading the world (sense.py; OPEN_FRACTION and TOL are shared: backends/reading.py) ---------
 PINCH_REACH = 0.15  # m: a body touched by one finger only is held when its centre is this close

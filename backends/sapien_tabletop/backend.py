@@ -34,7 +34,7 @@ from robograph.registry import BackendOptionError
 from robograph.rewrite import Rewrite
 from robograph_backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH, head_model
 from robograph_backends.sapien_tabletop.errors import SapienBackendError
-from robograph_backends.sapien_tabletop.layout import solve
+from robograph_backends.sapien_tabletop.hiding import solve_hiding
 
 SETTLE_STEPS = 100  # physics steps after building, so bodies rest on what holds them
 
@@ -43,14 +43,18 @@ SETTLE_STEPS = 100  # physics steps after building, so bodies rest on what holds
 class SapienTabletopBackend:
     """Options: mode = "physics" (default: grasps by finger friction, joints moved by the hand)
     | "assisted" (the skills may servo joints and weld grasps; each help is listed in
-    Execution.info["assists"])."""
+    Execution.info["assists"]); dress = objects look like their category with a label of their
+    name (default true; visual shapes only, dress.py; false: the plain collision primitives)."""
 
     name = "sapien"
 
-    def __init__(self, mode: str = "physics") -> None:
+    def __init__(self, mode: str = "physics", dress: bool = True) -> None:
         if mode not in EXECUTION_MODES:
             raise BackendOptionError(f"option mode must be one of {', '.join(EXECUTION_MODES)}, got {mode!r}")
+        if not isinstance(dress, bool):
+            raise BackendOptionError(f"option dress must be true or false, got {dress!r}")
         self.mode = mode
+        self.dress = dress
         self._world: Any = None
         self.robot: Any = None
         self.scene: Any = None
@@ -73,10 +77,10 @@ class SapienTabletopBackend:
         from robograph_backends.sapien_tabletop.embodiment import SapienRobot, TabletopScene
         from robograph_backends.sapien_tabletop.world import World
 
-        layout = solve(graph)
+        layout = solve_hiding(graph)
         # build before dropping the old world: while one scene lives, SAPIEN keeps its renderer
         # warm and a new scene's first pictures cost ~0.3 s instead of ~20 s
-        world = World.build(graph, layout)
+        world = World.build(graph, layout, dress=self.dress)
         world.step(SETTLE_STEPS)
         self._world = world
         self.robot = SapienRobot(world)

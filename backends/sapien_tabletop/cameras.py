@@ -17,6 +17,15 @@ HEAD_PITCH = 0.6  # rad below the horizon
 CAMERAS = ("head", "left", "right")
 
 
+def head_viewpoint(y: float) -> np.ndarray:
+    """Where occlusion is judged from (m, world): the head camera moved along the base rail to
+    `y`, straight in front of the object looked at, as the base drives to work there (the
+    MuJoCo kitchen judges from the robot's work pose in front of the furniture too). Why not the
+    fixed head pose: a sideboard beside the table, or the ends of a 1.8 m counter, lie outside
+    or at the edge of its image, where no occlusion can be judged."""
+    return np.array([HEAD_POSITION[0], float(y), HEAD_POSITION[2]])
+
+
 def quat_pitch(pitch: float) -> np.ndarray:
     """(w, x, y, z) of a rotation by `pitch` about +y (positive tips +x down toward -z)."""
     return np.array([np.cos(pitch / 2), 0.0, np.sin(pitch / 2), 0.0])

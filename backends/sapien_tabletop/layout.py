@@ -2,8 +2,9 @@
 
 The table is the scene's root surface (the SURFACE furniture no location edge points from); the
 robot stands at its front edge (-x) and the head camera looks along +x. Children of a region are
-packed in rows from the front with the MuJoCo backend's pure packing (an unconditional OCCLUDES
-pair becomes a column, the blocker in front of its target as seen from the head camera). Drawer
+packed in rows from the front with the MuJoCo backend's pure packing (an OCCLUDES pair becomes a
+column, the blocker in front of its target as seen from the head camera; `hiding.py` then sizes
+the blockers so they really hide). Drawer
 tiers inside a cabinet are stacked bottom to top. Sizes and colours come from the shared object
 catalog (`assets/objects.yaml`); a category the catalog does not list is refused, naming it.
 """
@@ -112,8 +113,10 @@ def _is_container(graph: SceneGraph, node: str, app: Appearance) -> bool:
     return graph.nodes[node].has(CONTAINER) or app.articulation == "drawer"
 
 
-def solve(graph: SceneGraph) -> Layout:
-    """Place every furniture and object node; raises `UnsupportedScene` naming what it cannot make."""
+def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layout:
+    """Place every furniture and object node; raises `UnsupportedScene` naming what it cannot make.
+    `deeper`: metres added to a node's catalog depth (x), so a raised lid or cover is tall
+    enough to hide what stands behind it (`hiding.solve_hiding`)."""
     missing = buildable(graph)
     if missing:
         raise UnsupportedScene("these categories (not in assets/objects.yaml)", missing, list(load_catalog()))
@@ -125,6 +128,9 @@ def solve(graph: SceneGraph) -> Layout:
     tx, ty, tz = apps[table].size
     if tx > ty:  # the table's long side across the robot (y): its far edge stays within reach
         apps[table] = replace(apps[table], size=(ty, tx, tz))
+    for node, extra in (deeper or {}).items():
+        a = apps[node]
+        apps[node] = replace(a, size=(a.size[0] + extra, a.size[1], a.size[2]))
     sizes = _fitted_sizes(graph, kids, apps)
     lay = Layout(table)
     tsize = sizes[table]
@@ -242,16 +248,24 @@ def region_of(pl: Placement) -> Region:
 
 
 def _units(graph: SceneGraph, nodes: list[str], sizes: Mapping[str, tuple[float, float, float]]) -> list[Unit]:
-    """One unit per node; an unconditional OCCLUDES pair among them becomes one column."""
+    """One unit per node; an OCCLUDES pair among them becomes one column."""
     members = set(nodes)
     paired: dict[str, str] = {}
     for e in graph.edges_of(OCCLUDES):
-        if not e.when and e.src in members and e.dst in members and e.src not in paired and e.dst not in paired \
+        # a conditioned pair ("hides it when open") too: the raised lid or cover stands at the
+        # blocker's back edge, so the target must stand right behind it
+        if e.src in members and e.dst in members and e.src not in paired and e.dst not in paired \
                 and e.src not in paired.values() and e.dst not in paired.values():
             paired[e.src] = e.dst
     hidden = set(paired.values())
     out: list[Unit] = []
-    for n in nodes:
+    # rows are packed from the front: single objects first, then occlusion columns (their grown
+    # blockers), then fixed furniture (a dish rack), so nothing hides what stands behind it
+    # from the head camera unless the graph says so (stable: otherwise in id order)
+    def order(n: str) -> tuple[bool, bool]:
+        return graph.nodes[n].kind == FURNITURE, n in paired or n in hidden
+
+    for n in sorted(nodes, key=order):
         if n in hidden:
             continue
         s = sizes[n]

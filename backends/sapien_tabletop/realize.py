@@ -14,15 +14,17 @@ grip (as an assisted grasp).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from robograph.errors import BackendError
 from robograph.graph import CONTAINER, INSIDE, OBJECT, OCCLUDES, SceneGraph
 from robograph.rewrite import DETACHED, HELD
 from robograph_backends.mujoco_kitchen.catalog import appearance
+from robograph_backends.sapien_tabletop.hiding import GROW_MARGIN, grown_box, grown_placement
 from robograph_backends.sapien_tabletop.layout import Placement
 from robograph_backends.sapien_tabletop.sense import (
-    ASIDE_DISTANCE,
     body_pose,
     floor_frame,
     measure_location,
@@ -34,6 +36,8 @@ from robograph_backends.sapien_tabletop.world import World
 
 SETTLE_STEPS = 150  # physics steps after realizing, so moved bodies come to rest (0.3 s)
 BLOCKER_GAP = 0.012  # m between a blocker's back and its target's front; as the MuJoCo kitchen
+ASIDE_DISTANCE = 0.04  # m a blocker this far from its hiding spot no longer stands there; set by hand
+RIM_CLEARANCE = 0.01  # m a blocker grown in a container stays below its walls' top
 ASIDE_CLEAR = 0.05  # m kept around a blocker's hiding spot when it is moved aside
 PARK = (-3.0, 0.0)  # m: where an added node's body is built before it is put in place
 
@@ -65,7 +69,7 @@ def _add_nodes(world: World, graph: SceneGraph) -> None:
         edge = graph.location.get(node)
         pl = Placement(node, (x, y, app.size[2] / 2), app.size, app, edge.dst if edge else None,
                        edge.rel if edge else None, n.has(CONTAINER) or app.articulation == "drawer")
-        world.add_object(pl)
+        world.add_object(pl, n)
 
 
 def _attributes(world: World, graph: SceneGraph) -> None:
@@ -113,8 +117,6 @@ def _location(world: World, graph: SceneGraph, node: str) -> None:
 
 
 def _reparent(world: World, node: str, dst: str, rel: str) -> None:
-    from dataclasses import replace
-
     world.layout.placements[node] = replace(world.layout.placements[node], parent=dst, rel=rel)
 
 
@@ -153,7 +155,8 @@ def _hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
     if loc is None or loc.dst not in world.layout.regions:
         raise RealizeError(f"{target!r} has no support on which {blocker!r} could hide it")
     th, bh = half_of(world, target), half_of(world, blocker)
-    half = np.array([th[0] + bh[0] + BLOCKER_GAP / 2, max(th[1], bh[1]), max(th[2], bh[2])])
+    # room for the blocker as `_grow_to_hide` will widen it
+    half = np.array([th[0] + bh[0] + BLOCKER_GAP / 2, max(th[1] + GROW_MARGIN, bh[1]), max(th[2], bh[2])])
     centre = next(spots_on(world, target, loc.dst, half=half, skip=(blocker,), prefer_front=False), None)
     if centre is None:
         raise RealizeError(f"no room on {loc.dst!r} for {blocker!r} in front of {target!r}")
@@ -161,11 +164,34 @@ def _hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
     along = F[:3, 0]  # the region's x: away from the robot
     world.teleport(target, centre + along * (half[0] - th[0]) + np.array([0, 0, th[2] - half[2]]))
     world.teleport(blocker, centre - along * (half[0] - bh[0]) + np.array([0, 0, bh[2] - half[2]]))
+    _grow_to_hide(world, graph, blocker, target)
     _reparent(world, target, loc.dst, loc.rel)
     bloc = graph.location.get(blocker)
     if bloc is not None:
         _reparent(world, blocker, bloc.dst, bloc.rel)
     world.blocking[blocker] = (target, position(world, blocker)[:2].copy())
+
+
+def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
+    """Make a blocker standing in front of its target hide it from the head camera, as the
+    layout does for G0's blockers (`hiding.grown_box` on the two boxes where they now stand):
+    its body is rebuilt wider and taller where it stands, inside a container no higher than its
+    walls. One that holds or carries something keeps its size (reconcile then reports what it
+    really hides)."""
+    loc = graph.location.get(target)
+    if loc is None or any(pl.parent == blocker for pl in world.layout.placements.values()):
+        return
+    top = None
+    if loc.rel == INSIDE and loc.dst in world.layout.regions:  # no higher than the walls: a taller
+        F, region = floor_frame(world, loc.dst)  # blocker in a drawer pushed the drawers open
+        top = float(F[2, 3]) + region.height - RIM_CLEARANCE
+    pl = world.layout.placements[blocker]
+    b_centre, t_centre = position(world, blocker), position(world, target)
+    b_half, t_half = np.asarray(pl.size) / 2, half_of(world, target)
+    centre, half = grown_box(b_centre, b_half, t_centre, t_half, top=top)
+    if np.allclose(half, b_half):
+        return
+    world.rebuild(grown_placement(replace(pl, centre=tuple(float(v) for v in b_centre)), centre, half))
 
 
 def _set_aside(world: World, graph: SceneGraph, blocker: str, spot: np.ndarray) -> None:

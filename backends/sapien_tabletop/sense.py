@@ -5,21 +5,18 @@ the shared `robograph_backends.reading` decide what that means (the same predica
 Measured: HELD by contact from both Panda fingers, INSIDE/ON by the object's centre in a
 region's floor frame (regions move with their bodies: a drawer's floor slides with it), `open`
 by joint travel, `pressed` by button travel, `assembled` by the two parts stacked and touching,
-`moved_aside` by a blocker's displacement from its blocking pose. Nothing is tested against the
+which placed object hides which from the head camera (`occlusion.py`: OCCLUDES and
+`moved_aside` then follow from the shared `occlusion_rewrites`). Nothing is tested against the
 expected graph first: INSIDE the innermost container wins, except where the object rests on a
 support that lies within every container holding it (a shelf in a fridge); else ON the support
 its bottom is closest to; ties by name. Furniture locations are static structure.
-
-Known gap: OCCLUDES is not measured here (no camera-coverage test yet), so `Reading` carries no
-placed blockers and the shared reading keeps every OCCLUDES edge as static structure, except
-that a blocker in a hand has none (docs/sapien_backend.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from robograph.graph import INSIDE, OBJECT, OCCLUDES, ON, PART_OF, SceneGraph
+from robograph.graph import INSIDE, OBJECT, ON, PART_OF, SceneGraph
 from robograph.rewrite import DETACHED, HELD, apply_all
 from robograph_backends.reading import Location, Reading, is_open, resting, rewrites_to, within
 from robograph_backends.sapien_tabletop.layout import Region
@@ -27,7 +24,6 @@ from robograph_backends.sapien_tabletop.world import BUTTON_DEPTH, World
 
 FINGERS = ("panda_leftfinger", "panda_rightfinger")
 ASSEMBLY_GAP = 0.01  # parts whose facing ends are this close (m), centred within it, are joined
-ASIDE_DISTANCE = 0.04  # m a blocker displaced this far from its blocking pose is moved aside; set by hand
 
 
 def body_pose(world: World, node: str) -> np.ndarray:
@@ -169,13 +165,12 @@ def read(world: World, expected: SceneGraph) -> Reading:
     for node, articulation in sorted(world.buttons.items()):
         if node in expected.nodes:
             attrs[(node, "pressed")] = float(articulation.get_qpos()[-1]) >= BUTTON_DEPTH / 2
-    for blocker, (_target, spot) in sorted(world.blocking.items()):
-        if blocker not in expected.nodes or not expected.edges_from(blocker, OCCLUDES):
-            continue
-        if locations.get(blocker, ("", ""))[0] == HELD:
-            continue
-        attrs[(blocker, "moved_aside")] = float(np.linalg.norm(position(world, blocker)[:2] - spot)) > ASIDE_DISTANCE
-    return Reading(locations, attrs, None)
+    # occlusion.py imports this module's poses: imported here, not at the top
+    from robograph_backends.sapien_tabletop.occlusion import covered_pairs
+
+    placed = frozenset(n for n, (rel, _) in locations.items() if rel in (INSIDE, ON) and n in world.bodies)
+    occlusions = covered_pairs(world, expected, locations, placed)
+    return Reading(locations, attrs, None, frozenset(occlusions), placed)
 
 
 def reconcile(world: World, expected: SceneGraph) -> SceneGraph:

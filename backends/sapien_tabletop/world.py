@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from robograph.backend import Frame
-from robograph.graph import FURNITURE, PART_OF, SceneGraph
+from robograph.graph import FURNITURE, OBJECT, PART_OF, Node, SceneGraph
 from robograph_backends.sapien_tabletop.cameras import (
     HEAD_FOVY,
     HEAD_PITCH,
@@ -39,6 +39,7 @@ TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
 JOINT_DAMPING = 5.0
 DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
+LID_OPEN = 1.6  # rad: an open lid, book cover or door (a little past upright, so it stays open)
 BUTTON_DEPTH = 0.012  # m of button travel; pressed past half of it
 BUTTON_HALF = (0.02, 0.02, 0.006)  # m
 BUTTON_FRICTION = 8.0  # N of dry friction: a pushed button stays down
@@ -66,7 +67,8 @@ def _drawer_shift(layout: Layout, node: str, open_state: dict[str, bool]) -> flo
 
 
 class SimulationUnstable(SapienBackendError):
-    """The physics blew up (NaN/Inf joint angles): the backend rebuilds from the last graph."""
+    """The physics blew up (a Panda's joint angles or a body's pose NaN/Inf, checked after every
+    chunk of steps): the backend rebuilds from the last graph."""
 
 
 @dataclass
@@ -91,10 +93,14 @@ class World:
     parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # assembly whole -> its parts (no body of its own)
     physics_s: float = 0.0  # wall seconds spent stepping physics since the build
     interrupt: Any = None  # called before every chunk of steps (deadline / cancel); may raise
+    dress: bool = True  # objects drawn as their category with their name's label (dress.py), visual only
+    graph_nodes: dict[str, Node] = field(default_factory=dict)  # node id -> its graph node (category, name)
     _pressed: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
-    def build(cls, graph: SceneGraph, layout: Layout) -> World:
+    def build(cls, graph: SceneGraph, layout: Layout, *, dress: bool = True) -> World:
+        """`dress`: objects look like their category with their name's label (visual shapes
+        only: collisions, masses and hence physics and reconcile are the same either way)."""
         require_vulkan()
         _mesa_cache()
         sapien = sapien_module()
@@ -103,7 +109,7 @@ class World:
         scene.set_ambient_light([0.55, 0.55, 0.55])
         scene.add_directional_light([0.3, 0.2, -1.0], [0.6, 0.6, 0.6], shadow=False)
         scene.add_ground(0.0)
-        world = cls(scene, layout, {}, {})
+        world = cls(scene, layout, {}, {}, dress=dress, graph_nodes=dict(graph.nodes))
         world._pressed = {n: bool(graph.attr(n, "pressed", False)) for n in layout.placements}
         for e in sorted(graph.edges_of(PART_OF)):
             world.parts[e.dst] = (*world.parts.get(e.dst, ()), e.src)
@@ -127,11 +133,28 @@ class World:
         return sapien.render.RenderMaterial(base_color=list(rgba))
 
     def _box(self, builder: Any, centre: tuple[float, float, float], half: tuple[float, float, float],
-             rgba: tuple[float, ...], physx: Any) -> None:
+             rgba: tuple[float, ...], physx: Any, visual: bool = True) -> None:
+        """A box collision shape and, unless `visual` is false (a dressed solid), its plain visual."""
         sapien = sapien_module()
         pose = sapien.Pose(list(centre))
         builder.add_box_collision(pose, half_size=list(half), material=physx)
-        builder.add_box_visual(pose, half_size=list(half), material=self._material(rgba))
+        if visual:
+            builder.add_box_visual(pose, half_size=list(half), material=self._material(rgba))
+
+    def _dress(self, builder: Any, node: str, shape: str, half: tuple[float, float, float],
+               rgba: tuple[float, ...], hollow: bool = False) -> bool:
+        """Draw an object as its category with its name's label (the shared generator,
+        `dress.add_visual`: visual shapes only). False when the world is not dressed or the node
+        is furniture or unknown: the caller then draws its plain visual."""
+        n = self.graph_nodes.get(node)
+        if not self.dress or n is None or n.kind != OBJECT:
+            return False
+        from robograph_backends.appearance import describe
+        from robograph_backends.sapien_tabletop.dress import add_visual
+
+        add_visual(builder, describe(n.category, n.name, shape, half, (*rgba[:3], rgba[3] if len(rgba) > 3 else 1.0),
+                                     hollow=hollow))
+        return True
 
     def _shell(self, builder: Any, size: tuple[float, float, float], rgba: tuple[float, ...], physx: Any,
                top: bool = False) -> None:
@@ -176,13 +199,16 @@ class World:
             self._case(b, pl.size, pl.app.rgba, physx)
         elif pl.container:
             self._shell(b, pl.size, pl.app.rgba, physx)
+            self._dress(b, pl.node, "box", (hx, hy, hz), pl.app.rgba, hollow=True)  # its name on the front wall
         elif pl.app.geometry in ("cylinder", "capsule", "sphere") and not fixed:
             r = min(hx, hy)
             q = sapien.Pose([0, 0, 0], [0.7071068, 0, 0.7071068, 0])
             b.add_cylinder_collision(q, radius=r, half_length=hz, material=physx)
-            b.add_cylinder_visual(q, radius=r, half_length=hz, material=self._material(pl.app.rgba))
+            if not self._dress(b, pl.node, "cylinder", (r, r, hz), pl.app.rgba):
+                b.add_cylinder_visual(q, radius=r, half_length=hz, material=self._material(pl.app.rgba))
         else:
-            self._box(b, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx)
+            dressed = self._dress(b, pl.node, "box", (hx, hy, hz), pl.app.rgba)
+            self._box(b, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx, visual=not dressed)
         b.set_physx_body_type("static" if fixed else "dynamic")
         b.set_initial_pose(sapien.Pose(list(pl.centre)))
         actor = b.build(name=pl.node)
@@ -197,7 +223,8 @@ class World:
         root = ab.create_link_builder()
         root.set_name(f"{pl.node}_body")
         hx, hy, hz = (s / 2 for s in pl.size)
-        self._box(root, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx)
+        dressed = self._dress(root, pl.node, "box", (hx, hy, hz), pl.app.rgba)
+        self._box(root, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx, visual=not dressed)
         child = ab.create_link_builder(root)
         child.set_name(pl.node)
         self._box(child, (0, 0, hz + BUTTON_HALF[2]), BUTTON_HALF, BUTTON_RGBA, physx)
@@ -237,13 +264,14 @@ class World:
             closed, opened = 0.0, travel
         else:
             self._shell(root, pl.size, pl.app.rgba, physx)
+            self._dress(root, pl.node, "box", (hx, hy, hz), pl.app.rgba, hollow=True)  # its name on the front wall
             if art == "hinged_door":  # a panel over the open front, vertical hinge on its -y edge
                 self._box(child, (-hx - WALL / 2, 0, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)
                 joint = sapien.Pose([-hx - WALL / 2, -hy, 0], [0.7071068, 0, -0.7071068, 0])  # axis +z
             else:  # lid / book cover: a panel on the rim, hinge along y at the back top edge
                 self._box(child, (0, 0, hz + WALL / 2), (hx, hy, WALL / 2), pl.app.rgba, physx)
                 joint = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # axis +y
-            closed, opened = 0.0, 1.6
+            closed, opened = 0.0, LID_OPEN
             child.set_joint_name(f"{pl.node}_hinge")
             child.set_joint_properties("revolute", [[0.0, 1.9]], joint, joint, JOINT_FRICTION, JOINT_DAMPING)
         ab.set_initial_pose(sapien.Pose(list(pl.centre)))
@@ -255,14 +283,39 @@ class World:
         for link in articulation.get_links():
             self.entity_node[link.entity.per_scene_id] = pl.node
 
-    def add_object(self, pl: Placement) -> None:
+    def add_object(self, pl: Placement, node: Node | None = None) -> None:
         """A body for a node added while the world runs (I6): built where `pl` says (realize
-        then moves it to its place); the layout learns its placement and region."""
+        then moves it to its place); the layout learns its placement and region. `node`: its
+        graph node, so it is dressed as its category."""
         from robograph_backends.sapien_tabletop.layout import region_of
 
+        if node is not None:
+            self.graph_nodes[pl.node] = node
         self.layout.placements[pl.node] = pl
         self.layout.regions[pl.node] = region_of(pl)
         self._add_body(pl, False, False)
+
+    def rebuild(self, pl: Placement) -> None:
+        """Replace a free body by one built to `pl` (a blocker grown to hide its target, I5),
+        keeping its joint state; the layout learns the new placement and region."""
+        from robograph_backends.sapien_tabletop.layout import region_of
+
+        old = self.bodies.pop(pl.node)
+        is_open = False
+        if hasattr(old, "get_links"):
+            ids = {lk.entity.per_scene_id for lk in old.get_links()}
+            if pl.node in self.joints:
+                is_open = bool(old.get_qpos()[-1] > (self.joints[pl.node][1] + self.joints[pl.node][2]) / 2)
+            self.scene.remove_articulation(old)
+        else:
+            ids = {old.per_scene_id}
+            self.scene.remove_entity(old)
+        for eid in ids:
+            self.entity_node.pop(eid, None)
+        self.joints.pop(pl.node, None)
+        self.layout.placements[pl.node] = pl
+        self.layout.regions[pl.node] = region_of(pl)
+        self._add_body(pl, False, is_open)
 
     def position(self, node: str) -> np.ndarray:
         """World position (m) of a node's body (the root link of an articulation)."""
@@ -383,8 +436,10 @@ class World:
             self.scene.step()
         self.time += n * TIMESTEP
         self.physics_s += time.perf_counter() - t0
-        if not all(np.isfinite(r.get_qpos()).all() for r in self.robots.values()):
-            raise SimulationUnstable("a Panda's joint angles became NaN/Inf")
+        broken = [f"{h}_panda" for h, r in sorted(self.robots.items()) if not np.isfinite(r.get_qpos()).all()]
+        broken += [n for n in sorted(self.bodies) if not np.isfinite(self.position(n)).all()]
+        if broken:
+            raise SimulationUnstable(f"the physics blew up: NaN/Inf pose or joint angles of {', '.join(broken)}")
 
     # assisted holds: a welded body follows the grip link (kinematic while welded) -----------------
     def grip_pose(self, hand: str) -> np.ndarray:
