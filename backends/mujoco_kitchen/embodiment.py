@@ -375,7 +375,7 @@ class MujocoRobot:
 
     def tuck(self, hand: str) -> None:
         """Fold the arm in front of its shoulder (`TUCK_POSTURE`): its links stay within the
-        base's width and ~0.25 m ahead of its centre, where the carry pose reaches ~0.45 m
+        base's width and reach 0.30 m ahead of its centre, where the carry pose reaches 0.44 m
         (held-out FoodPack-Is2: the idle hand in its carry pose knocked an open fridge leaf
         from 100 to 54 deg while the base followed the other leaf's handle)."""
         self._move_joints(hand, np.array(TUCK_POSTURE, dtype=float))
