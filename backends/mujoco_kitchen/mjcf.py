@@ -65,7 +65,10 @@ def _add_geom(parent: Any, g: Geom, group: int = 1) -> None:
                            pos=_rs(g.pos), size=_geom_size(g), rgba=_rs(g.rgba), group=group)
     if g.friction is not None:
         geom.friction = [_r(g.friction, 3), TORSIONAL_FRICTION, ROLLING_FRICTION]
-        geom.condim = 4
+        # a sphere rolls: with condim 4 it has no rolling resistance at all (held-out
+        # FoodPack-Is5: an orange nudged by the grasp of its neighbour rolled on, on its own,
+        # off the fridge shelf); condim 6 makes ROLLING_FRICTION act, as fruit has
+        geom.condim = 6 if g.shape == "sphere" else 4
     geom.contype = geom.conaffinity = KITCHEN_CONTACT if g.collide else 0
 
 

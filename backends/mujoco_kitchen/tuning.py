@@ -145,7 +145,8 @@ IMPRATIO = 10.0  # frictional-to-normal impedance ratio: with the elliptic cone 
 # of pinched objects (MuJoCo's documentation recommends raising it for grasping)
 TORSIONAL_FRICTION = 0.01  # m, of geoms with condim 4 (items, floors of vessels): resists a held
 # item spinning about the finger axis; set by hand
-ROLLING_FRICTION = 0.001  # m; set by hand
+ROLLING_FRICTION = 0.001  # m, of spheres (condim 6; other shapes do not roll): a nudged orange stops
+# within centimetres instead of rolling off a shelf; set by hand
 ARTICULATION_ARMATURE = 0.01  # kg m^2 (hinges) or kg (slides) on articulation joints: keeps
 # light lids and buttons stable at TIMESTEP; set by hand
 INERTIA_FLOOR = 2e-5  # kg m^2: tiny items' inertia is floored so they stay stable at TIMESTEP

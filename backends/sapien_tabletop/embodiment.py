@@ -18,6 +18,7 @@ import numpy as np
 
 from robograph.graph import SceneGraph
 from robograph.rotations import yaw_of
+from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
     FINGERS,
@@ -171,6 +172,10 @@ class SapienRobot:
 
     def stow(self, hand: str) -> None:
         self.motion.move_joints(hand, np.array(READY_QPOS), 0.6)
+
+    def tuck(self, hand: str) -> None:
+        """The fixed Pandas have no leaves swinging past them: the ready pose will do."""
+        self.stow(hand)
 
     def gripper(self, hand: str, opening: float) -> None:
         self.motion.gripper(hand, opening)
@@ -402,6 +407,9 @@ class TabletopScene:
 
     def open_fraction(self, node: str) -> float:
         return joint_fraction(self.world, node)
+
+    def is_open(self, node: str) -> bool:
+        return is_open(joint_fraction(self.world, node))
 
     # buttons, assembly, rooms ----------------------------------------------------------------------
     def button_top(self, node: str) -> tuple[np.ndarray, float]:
