@@ -1,6 +1,5 @@
-"""How the MuJoCo robot executes a motion: a continuous path settles once, at its end; a path
-stops before a waypoint the arm cannot reach; moves and gripper commands end by velocity (the
-hand or fingers at rest), not after a fixed wait."""
+"""How the MuJoCo robot executes a motion: a continuous path settles once, at its end (not at
+every waypoint); a path stops before a waypoint the arm cannot reach; a move ends on its target."""
 
 from __future__ import annotations
 
@@ -33,7 +32,13 @@ def _line(robot, n: int, length: float) -> list:
 
 
 def test_a_continuous_path_reaches_its_end_and_settles_once(kitchen) -> None:
-    from robograph_backends.mujoco_kitchen.embodiment import DT, SETTLE_MAX, TRACK_MISS
+    from robograph_backends.mujoco_kitchen.embodiment import (
+        DT,
+        SETTLE_MIN,
+        SETTLE_TRIES,
+        SETTLE_WAIT,
+        TRACK_MISS,
+    )
 
     world, robot = kitchen
     path = _line(robot, 10, 0.2)
@@ -43,7 +48,7 @@ def test_a_continuous_path_reaches_its_end_and_settles_once(kitchen) -> None:
     assert reached == len(path)
     assert np.linalg.norm(robot.hand_position(HAND) - path[-1][0]) < TRACK_MISS
     # no settle at the waypoints: at most the joint-speed-limited motion plus one settle
-    assert used * DT < 10 * 0.05 + SETTLE_MAX + 0.1, used
+    assert used * DT < 10 * 0.05 + SETTLE_MIN + SETTLE_TRIES * SETTLE_WAIT + 0.1, used
 
 
 def test_a_path_stops_before_a_waypoint_out_of_reach(kitchen) -> None:
@@ -57,27 +62,10 @@ def test_a_path_stops_before_a_waypoint_out_of_reach(kitchen) -> None:
     assert np.linalg.norm(robot.hand_position(HAND) - path[1][0]) < 0.02
 
 
-def test_a_move_and_a_gripper_command_end_at_rest(kitchen) -> None:
-    from robograph_backends.mujoco_kitchen.embodiment import (
-        GRIPPER_SETTLE_MAX,
-        SETTLE_SPEED,
-        SETTLE_TOLERANCE,
-    )
-    from robograph_backends.mujoco_kitchen.robot import RobotNames
+def test_a_move_ends_on_its_target(kitchen) -> None:
+    from robograph_backends.mujoco_kitchen.embodiment import SETTLE_TOLERANCE
 
     world, robot = kitchen
     goal = robot.hand_position(HAND) + np.array([0.05, -0.05, 0.05])
     assert robot.move_grip(HAND, goal, DOWN, ACROSS, duration=0.3)
-    p0 = robot.hand_position(HAND)
-    world.step(10)
     assert np.linalg.norm(robot.hand_position(HAND) - goal) < SETTLE_TOLERANCE
-    assert np.linalg.norm(robot.hand_position(HAND) - p0) / (10 * world.model.opt.timestep) < SETTLE_SPEED
-    limit = round(GRIPPER_SETTLE_MAX / world.model.opt.timestep) + 10
-    finger = RobotNames.finger_joints(HAND)[0]
-    for opening, done in ((1.0, lambda q: q > 0.03), (0.0, lambda q: q < 0.01)):
-        steps = world.timers.steps
-        robot.gripper(HAND, opening)
-        # the fingers got (nearly) there: the settle did not stop before they moved ...
-        assert done(world.qpos(finger)), world.qpos(finger)
-        # ... and it never waits longer than it used to
-        assert world.timers.steps - steps <= limit
