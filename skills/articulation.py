@@ -20,13 +20,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph_skills.interface import OK, Assist, BasePose, GripWaypoint, Handle, Robot, Scene, SkillResult
+from robograph_skills.interface import OK, Assist, BasePose, Handle, Robot, Scene, SkillResult
 
 LID_SWING = math.radians(75)  # a lid (horizontal hinge) is lifted this far with the grasp held (the
 # fingers pinching its tab from above met the lid near upright: at 80 deg the pull tipped the box
 # back), then pushed on past upright
 ARC_STEP = math.radians(6)  # waypoint spacing along an arc
-ARC_STEP_SECONDS = 0.12  # s per waypoint along an arc (50 deg/s)
 SLIDE_SPEED = 0.25  # drawer pull speed (m/s)
 SLIDE_FULL = 0.9  # a drawer is pulled to this fraction of its travel
 SLIDE_TOLERANCE = 0.02  # a drawer within this of where it was pulled to got there (m)
@@ -308,18 +307,17 @@ def pull_hinge(robot: Robot, hand: str, h: Handle, angle: float,
     approach)`: where the base stands for each waypoint; the base then follows the handle
     (whole-body: a wide leaf's handle travels further than the arm reaches from one stance)."""
     n = max(1, math.ceil(abs(angle) / ARC_STEP))
+    approach, closing = h.approach, h.closing
     turn = _turns(h)
-    path: list[GripWaypoint] = []
     for k in range(1, n + 1):
         phi = angle * k / n
-        a, c = (rotate(h.approach, h.axis, phi), rotate(h.closing, h.axis, phi)) if turn else (h.approach, h.closing)
+        a, c = (rotate(h.approach, h.axis, phi), rotate(h.closing, h.axis, phi)) if turn else (approach, closing)
         p = h.pivot + rotate(h.position - h.pivot, h.axis, phi)
-        path.append((p, a, c, stance(p, a) if stance is not None else None))
-    # one continuous motion along the arc, settled at its end only
-    reached = robot.move_grip_path(hand, path, duration=ARC_STEP_SECONDS)
-    if reached == 0:
-        return h.approach, h.closing
-    return path[reached - 1][1], path[reached - 1][2]
+        base = stance(p, a) if stance is not None else None
+        if not robot.move_grip(hand, p, a, c, duration=0.12, base=base):
+            break
+        approach, closing = a, c
+    return approach, closing
 
 
 def _lid_stance(scene: Scene, node: str, hand: str) -> Callable[[np.ndarray, np.ndarray], BasePose]:

@@ -15,16 +15,12 @@ naming each use in `SkillResult.assists`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 BasePose = tuple[float, float, float, float]  # x, y, yaw, torso lift
-# one waypoint of a continuous hand path: grip point, approach and closing directions (as in
-# `Robot.move_grip`) and where the base stands for it (None: where it is)
-GripWaypoint = tuple[np.ndarray, np.ndarray, np.ndarray, "BasePose | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +108,6 @@ class Robot(Protocol):
         point (`approach`) and the one they close along (`closing`): any parallel gripper.
         `base`: the base (and torso) moves there during the same motion (whole-body: a hand
         pulling a door along its arc goes further than the arm reaches from one stance)."""
-
-    def move_grip_path(self, hand: str, waypoints: Sequence[GripWaypoint], *, duration: float = 0.12) -> int:
-        """Move through the waypoints as one continuous motion, `duration` seconds per
-        waypoint (at least), settling only at the end; the motion stops early where the arm
-        has no IK solution or the hand falls behind (something holds it back). Returns how many
-        waypoints the hand reached (0: none)."""
 
     def hand_position(self, hand: str) -> np.ndarray: ...
 

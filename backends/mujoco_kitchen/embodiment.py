@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import replace
 from itertools import islice
 
@@ -44,11 +43,11 @@ from robograph_backends.mujoco_kitchen.sense import (
     node_bodies,
     stand_in,
 )
-from robograph_backends.mujoco_kitchen.tuning import LID_TAB_HALF, TIMESTEP
+from robograph_backends.mujoco_kitchen.tuning import LID_TAB_HALF
 from robograph_backends.mujoco_kitchen.world import World, assembly_pairs
-from robograph_skills.interface import BasePose, Grasp, GripWaypoint, Handle, Placement
+from robograph_skills.interface import BasePose, Grasp, Handle, Placement
 
-DT = TIMESTEP  # s per physics step (the model's option.timestep)
+DT = 0.002
 SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work point (m)
 REACH = 0.55  # preferred horizontal distance from the base centre to a work point (m)
 BASE_FRONT = 0.24  # base centre to the front of its body (m)
@@ -67,16 +66,7 @@ CARRY_ACCEL = 2.0  # peak base acceleration while a hand is closed (m/s^2)
 JOINT_SPEED = np.array([3.0, 3.0, 3.0, 3.0, 1.8, 1.8, 1.8])  # rad/s an arm joint servo follows (m: wrist)
 STOW_TURN = 1.3  # shoulder turn (rad) of a stowed arm, outward
 STRAIGHT_STEP = 0.05  # waypoint spacing of straight-line hand moves (m)
-# settling at the end of a move (and once at the end of a continuous path)
-SETTLE_MIN = 0.06  # s every move waits at its end ...
-SETTLE_TOLERANCE = 0.012  # m ... then is done when the hand is this close to its target, ...
-SETTLE_WAIT = 0.05  # s ... else waits this long again ...
-SETTLE_TRIES = 4  # ... at most this often ...
-SETTLE_PROGRESS = 0.002  # m ... while each wait brings the hand at least this much closer
-TRACK_MISS = 0.03  # m: a hand settled this far from its target missed it
-PATH_LAG = 0.15  # m: a continuous path stops where the hand is this far behind its waypoint
-# (held back: a jammed leaf). Pulling a fridge door at 50 deg/s it runs 3-9 cm behind, the base
-# following it
+SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
 FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
 FINGER_CLEAR = 0.1  # the open fingers stick out this far along x in front of a held object (m)
 ROOFED_SIDE_MARGIN = 0.08
@@ -235,54 +225,16 @@ class MujocoRobot:
                   duration: float = 0.5, straight: bool = False, base: BasePose | None = None) -> bool:
         return self._move(hand, position, grip_rotation(approach, closing), duration, straight, base)
 
-    def move_grip_path(self, hand: str, waypoints: Sequence[GripWaypoint], *, duration: float = 0.12) -> int:
-        """Track the waypoints as one continuous motion and settle once at the end (a pull
-        along a door's arc: settling at each of its ~20 waypoints was half of a door's
-        simulated time). The joint targets of all waypoints are solved first, each from the
-        previous one; the motion covers the solved prefix up to the first waypoint without an
-        IK solution, and stops early where the hand falls more than PATH_LAG behind its target
-        (something holds it back). Returns how many waypoints the hand reached."""
-        if not waypoints:
-            return 0
-        self._sync_ik()
-        path: list[np.ndarray] = []
-        bases: list[np.ndarray | None] = []
-        for position, approach, closing, base in waypoints:
-            base_to = self._ik_base(base)
-            result = self._solve(hand, np.asarray(position, dtype=float), grip_rotation(approach, closing))
-            if not result.converged(0.015, 0.15):
-                self.failures.append(f"IK {hand} -> {np.round(position, 3).tolist()}: {result.position_error:.3f} m")
-                break
-            path.append(result.q)
-            bases.append(base_to)
-            self.ik_q[self._arm_qadr[hand]] = result.q
-        if not path:
-            return 0
-        targets = [np.asarray(wp[0], dtype=float) for wp in waypoints[:len(path)]]
-        reached = self._track(hand, path, bases, duration * len(path), targets)
-        if reached == 0:
-            return 0
-        err = self._settle(hand, targets[reached - 1])
-        if err >= TRACK_MISS:
-            self.failures.append(f"track {hand} -> {np.round(targets[reached - 1], 3).tolist()}: {err:.3f} m")
-            return reached - 1
-        return reached
-
-    def _ik_base(self, base: BasePose | None) -> np.ndarray | None:
-        """Put the IK model's base where `base` says (the arm's IK is solved for where the base
-        is going); None: the base stays."""
-        if base is None:
-            return None
-        base_to = np.array(base, dtype=float)
-        base_to[3] = min(max(base_to[3], LIFT_RANGE[0]), LIFT_RANGE[1])
-        for name, v in zip(("base_x", "base_y", "base_yaw", "torso_lift"), base_to, strict=True):
-            self.ik_q[self.ik_model.jnt_qposadr[self.ik_model.joint(name).id]] = v
-        return base_to
-
     def _move(self, hand: str, position: np.ndarray, rot: np.ndarray, duration: float, straight: bool,
               base: BasePose | None = None) -> bool:
         self._sync_ik()
-        base_to = self._ik_base(base)
+        base_from = np.array([self.world.data.ctrl[a] for a in self.base_act])
+        base_to = base_from
+        if base is not None:  # the arm's IK is solved for where the base is going
+            base_to = np.array(base, dtype=float)
+            base_to[3] = min(max(base_to[3], LIFT_RANGE[0]), LIFT_RANGE[1])
+            for name, v in zip(("base_x", "base_y", "base_yaw", "torso_lift"), base_to, strict=True):
+                self.ik_q[self.ik_model.jnt_qposadr[self.ik_model.joint(name).id]] = v
         position = np.asarray(position, dtype=float)
         targets = [position]
         if straight:  # waypoints every STRAIGHT_STEP: a joint-space move between two far poses
@@ -298,69 +250,39 @@ class MujocoRobot:
                 return False
             path.append(result.q)
             self.ik_q[self._arm_qadr[hand]] = result.q  # the next waypoint starts from here
-        base_from = self._base_ctrl()
-        bases = [None if base_to is None else base_from + (base_to - base_from) * ((i + 1) / len(path))
-                 for i in range(len(path))]
-        self._track(hand, path, bases, duration)
-        err = self._settle(hand, position)
-        if err >= TRACK_MISS:
-            self.failures.append(f"track {hand} -> {np.round(position, 3).tolist()}: {err:.3f} m")
-        return err < TRACK_MISS
-
-    def _base_ctrl(self) -> np.ndarray:
-        return np.array([self.world.data.ctrl[a] for a in self.base_act])
-
-    def _track(self, hand: str, path: list[np.ndarray], bases: Sequence[np.ndarray | None], duration: float,
-               targets: Sequence[np.ndarray] | None = None) -> int:
-        """Servo targets along the joint-space path (and the base along `bases`, None: the
-        base stays), without stopping at the waypoints. `targets` (the grip point at each
-        waypoint): stop once the hand is more than PATH_LAG from the target it is going to.
-        Returns the number of waypoints whose motion completed."""
         w = self.world
         acts = self.arm_act[hand]
         q0 = np.array([w.data.ctrl[a] for a in acts])
-        b0 = self._base_ctrl()
         chunk = 10
         for i, q in enumerate(path):
             # the wrist servos are force limited (12 N m against 5 N m s damping): a large wrist
             # turn in too short a time lagged 0.6 rad behind and the hand stopped 12 cm short
             n = _steps(max(duration / len(path), float(np.max(np.abs(q - q0) / JOINT_SPEED))))
-            b1 = bases[i]
+            b0 = base_from + (base_to - base_from) * (i / len(path))
+            b1 = base_from + (base_to - base_from) * ((i + 1) / len(path))
             for k in range(0, n, chunk):
                 s = min(1.0, (k + chunk) / n)
                 for a, v in zip(acts, q0 + s * (q - q0), strict=True):
                     w.data.ctrl[a] = v
-                if b1 is not None:  # the base moves with the hand (whole-body motion)
+                if base is not None:  # the base moves with the hand (whole-body motion)
                     for a, v in zip(self.base_act, b0 + s * (b1 - b0), strict=True):
                         w.data.ctrl[a] = v
                 w.step(chunk)
             q0 = q
-            if b1 is not None:
-                b0 = b1
-            if targets is not None and float(np.linalg.norm(self.hand_position(hand) - targets[i])) > PATH_LAG:
-                return i
-        return len(path)
-
-    def _settle(self, hand: str, position: np.ndarray) -> float:
-        """Wait SETTLE_MIN, then in SETTLE_WAIT steps while the hand is still short of
-        `position` and closing in on it (at most SETTLE_TRIES); returns the remaining distance
-        (m). Deliberately the waits the moves always had: a settle by velocity (done once the
-        hand was within 12 mm and slower than 0.1 m/s) ended moves earlier, the next IK then
-        started from a slightly different posture, and in the assisted food sample it chose
-        another elbow whose straight reach into the pantry stopped 0.47 m short; a benchmark
-        grab (FoodPack-I4, "out of reach") failed as well."""
-        w = self.world
-        w.step(_steps(SETTLE_MIN))
+        w.step(_steps(0.06))
         err = float(np.linalg.norm(self.hand_position(hand) - position))
         for _ in range(SETTLE_TRIES):  # a lagging servo (load in the hand): wait while it converges
-            if err < SETTLE_TOLERANCE:
+            if err < 0.012:
                 break
-            w.step(_steps(SETTLE_WAIT))
+            w.step(_steps(0.05))
             new = float(np.linalg.norm(self.hand_position(hand) - position))
-            if new > err - SETTLE_PROGRESS:
-                return new
+            if new > err - 0.002:
+                err = new
+                break
             err = new
-        return err
+        if err >= 0.03:
+            self.failures.append(f"track {hand} -> {np.round(position, 3).tolist()}: {err:.3f} m")
+        return err < 0.03
 
     def _solve(self, hand: str, position: np.ndarray, rot: np.ndarray) -> IKResult:
         """IK from the current posture; when that misses or is blocked, from the home posture

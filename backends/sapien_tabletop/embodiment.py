@@ -12,7 +12,6 @@ layout (sizes) and the live bodies (poses), never from the graph's relations.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -39,7 +38,7 @@ from robograph_backends.sapien_tabletop.world import (
     WALL,
     World,
 )
-from robograph_skills.interface import BasePose, Grasp, GripWaypoint, Handle, Placement
+from robograph_skills.interface import BasePose, Grasp, Handle, Placement
 
 MAX_OPENING = 0.08  # m between the Panda's finger pads, fully open
 PALM_CLEARANCE = 0.047  # m from the grip point (panda_grasptarget) up to the palm's lowest part
@@ -148,14 +147,6 @@ class SapienRobot:
                   duration: float = 0.5, straight: bool = False) -> bool:
         self._clear_way(hand, position)
         return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
-
-    def move_grip_path(self, hand: str, waypoints: Sequence[GripWaypoint], *, duration: float = 0.12) -> int:
-        """Waypoint by waypoint (the tabletop robots have fixed bases: a waypoint's base pose
-        is not used); stops at the first one not reached."""
-        for i, (point, approach, closing, _base) in enumerate(waypoints):
-            if not self.move_grip(hand, point, approach, closing, duration=duration):
-                return i
-        return len(waypoints)
 
     def hand_position(self, hand: str) -> np.ndarray:
         return self.world.grip_pose(hand)[:3, 3].copy()
