@@ -112,7 +112,7 @@ def figures(results: list[dict[str, Any]], mode: str, heldout: bool, failed: dic
         "render_seconds_per_action": mean("render_s"),
         "max_seconds_per_action": max((s["wall_s"] for s in steps), default=0.0),
         # CPU seconds of this process (time.process_time) over the same span as the wall
-        # seconds: unlike those, they do not grow with other jobs on a shared machine
+        # seconds: they grow far less than those with other jobs on a shared machine
         "cpu_seconds_per_action": mean("cpu_s"),
         "max_cpu_seconds_per_action": max((s["cpu_s"] for s in steps), default=0.0),
         "physics_steps_per_action": statistics.fmean(float(s["info"].get("steps", 0.0)) for s in steps) if steps else 0.0,
