@@ -41,14 +41,14 @@ def run_episode(inst: TaskInstance, backend: Backend, render: bool, *, close: bo
         if episode.done:
             break
         before = episode.graph
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         record = episode.step(action)
         render_s = 0.0
         if render and action.name != "stop":
             r0 = time.perf_counter()
             backend.render(CAMERAS)
             render_s = time.perf_counter() - r0
-        wall = time.perf_counter() - t
+        wall, cpu = time.perf_counter() - t, time.process_time() - c
         expected = None
         if record.failure is None or record.failure.type.value in PHYSICAL_FAILURES:
             try:
@@ -63,7 +63,7 @@ def run_episode(inst: TaskInstance, backend: Backend, render: bool, *, close: bo
             message += " diff: " + "; ".join(str(r) for r in diff(expected, episode.graph))[:300]
         steps.append({"action": str(action), "ok": record.ok, "agree": bool(agree or action.name == "stop"),
                       "executed": executed or action.name == "stop", "message": message,
-                      "wall_s": wall, "physics_s": float(info.get("physics_s", 0.0)), "render_s": render_s,
+                      "wall_s": wall, "cpu_s": cpu, "physics_s": float(info.get("physics_s", 0.0)), "render_s": render_s,
                       "info": info, "failure": record.failure_type})
     if close:
         backend.close()
@@ -78,7 +78,7 @@ def print_episode(res: dict[str, Any], verbose: bool, extra: str = "") -> None:
           f"build {res['build_s']:.2f}s{extra}", flush=True)
     for s in res["steps"]:
         if verbose or not s["ok"] or not s["agree"]:
-            print(f"    {s['action']:34s} ok={s['ok']} agree={s['agree']} {s['wall_s']:.2f}s "
+            print(f"    {s['action']:34s} ok={s['ok']} agree={s['agree']} {s['wall_s']:.2f}s (cpu {s['cpu_s']:.2f}s) "
                   f"{s['failure'] or ''} {s['message'] if not s['ok'] or not s['agree'] else ''}")
 
 
@@ -111,6 +111,11 @@ def figures(results: list[dict[str, Any]], mode: str, heldout: bool, failed: dic
         "physics_seconds_per_action": mean("physics_s"),
         "render_seconds_per_action": mean("render_s"),
         "max_seconds_per_action": max((s["wall_s"] for s in steps), default=0.0),
+        # CPU seconds of this process (time.process_time) over the same span as the wall
+        # seconds: they grow far less than those with other jobs on a shared machine
+        "cpu_seconds_per_action": mean("cpu_s"),
+        "max_cpu_seconds_per_action": max((s["cpu_s"] for s in steps), default=0.0),
+        "physics_steps_per_action": statistics.fmean(float(s["info"].get("steps", 0.0)) for s in steps) if steps else 0.0,
         # over the steps the world executed only (a refused step costs next to nothing)
         "seconds_per_executed_action": statistics.fmean(s["wall_s"] for s in executed) if executed else 0.0,
         "assists": {"count": totals.assist_count, "per_kind": dict(sorted(totals.assists.items())),

@@ -90,6 +90,8 @@ def main() -> int:
           f"refused after a miss)  step success {figs['step_success_rate']:.1%}")
     print(f"per action: {figs['seconds_per_action']:.2f} s wall (physics {figs['physics_seconds_per_action']:.2f} s, "
           f"render {figs['render_seconds_per_action']:.3f} s), max {figs['max_seconds_per_action']:.2f} s; "
+          f"CPU {figs['cpu_seconds_per_action']:.2f} s, max {figs['max_cpu_seconds_per_action']:.2f} s; "
+          f"{figs['physics_steps_per_action']:.0f} physics steps; "
           f"assists {figs['assists']['count']} {figs['assists']['per_kind']}; retries {figs['retries']}; "
           f"peak RSS {figs['peak_rss_mb']:.0f} MB")
     if args.json:

@@ -47,6 +47,13 @@ def _mink() -> Any:
         raise DependencyNotInstalled("mink", "mujoco") from exc
 
 
+def _qpsolvers() -> Any:
+    try:
+        return import_module("qpsolvers")
+    except ImportError as exc:
+        raise DependencyNotInstalled("qpsolvers", "mujoco") from exc
+
+
 POSTURE_STEPS = 12  # IK iterations that include the weak pull toward the home posture
 
 
@@ -110,9 +117,15 @@ class ArmIK:
         for iterations in range(1, max_iter + 1):  # noqa: B007 (reported in the result)
             # the posture pull only shapes the first steps: it competes with the frame task,
             # which then converges exactly without it
-            v = mink.solve_ik(self.cfg, tasks if iterations <= POSTURE_STEPS else tasks[:2], self.dt, "quadprog", damping=1e-3,
-                              limits=self.limits)
-            self.cfg.integrate_inplace(v, self.dt)
+            # mink.solve_ik without its per-iteration limit check (a loop over every joint in
+            # Python, a fifth of an iteration; q was clipped into the limits above and the QP
+            # keeps it there): the same QP, the same solution
+            problem = mink.build_ik(self.cfg, tasks if iterations <= POSTURE_STEPS else tasks[:2], self.dt,
+                                    damping=1e-3, limits=self.limits)
+            dq = _qpsolvers().solve_problem(problem, solver="quadprog").x
+            if dq is None:
+                break
+            self.cfg.integrate_inplace(dq / self.dt, self.dt)
             err = self.task.compute_error(self.cfg)
             if np.linalg.norm(err[:3]) < tol_pos and np.linalg.norm(err[3:]) < tol_rot:
                 break

@@ -17,6 +17,7 @@ from typing import Any
 
 from robograph.rotations import rot_y, rot_z
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
+from robograph_backends.mujoco_kitchen.lowpoly import simplify_visual_meshes
 
 HANDS = ("left", "right")
 PANDA_HOME = (0.0, -0.55, 0.0, -2.45, 0.0, 1.95, math.pi / 4)
@@ -113,6 +114,7 @@ def _arm_with_gripper() -> Any:
     mj = mujoco_module()
     assets = robosuite_assets()
     arm = _load_abs(os.path.join(assets, "robots", "panda", "robot.xml"))
+    simplify_visual_meshes(arm)  # cheaper pictures; collision meshes untouched (lowpoly.py)
     for act in list(arm.actuators):
         arm.delete(act)
     for i, kp in enumerate(ARM_KP, start=1):
