@@ -145,7 +145,12 @@ class SapienRobot:
         return ok
 
     def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
-                  duration: float = 0.5, straight: bool = False) -> bool:
+                  duration: float = 0.5, straight: bool = False, base: BasePose | None = None) -> bool:
+        """`base` is not followed: the rail is positioned by teleporting the arms' roots, which
+        jerks a pinched lid tab out of the fingers (measured on the tabletop branch); the skills'
+        stances before a move put the handle within reach of its whole arc. Taking the argument
+        keeps a whole-body pull a skill asks for from raising a TypeError out of `execute`."""
+        del base
         self._clear_way(hand, position)
         return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
 
