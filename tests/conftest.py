@@ -43,6 +43,18 @@ def requires_mujoco() -> None:
         pytest.skip("mujoco extra not installed")
 
 
+@pytest.fixture(scope="module")
+def sapien_backend():
+    """One SAPIEN tabletop backend (physics mode) for a whole test module: its renderer stays
+    warm between tests, and it is closed when the module ends."""
+    pytest.importorskip("sapien")
+    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
+
+    backend = SapienTabletopBackend()
+    yield backend
+    backend.close()
+
+
 @pytest.fixture(scope="session")
 def indoor_benchmark(tmp_path_factory):
     """All 27 indoor baselines: from $ROBOGRAPH_BENCH_DIR or the repository's bench/

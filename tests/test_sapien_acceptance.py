@@ -16,13 +16,8 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def backend():
-    pytest.importorskip("sapien")
-    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
-
-    b = SapienTabletopBackend()
-    yield b
-    b.close()
+def backend(sapien_backend):
+    return sapien_backend
 
 
 def test_identity_on_every_tabletop_baseline(backend):

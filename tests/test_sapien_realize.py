@@ -18,13 +18,8 @@ SCENES = ("Desk-1", "Buffet-T1", "Cosmetics-1", "Dining-3", "Fridge-T1", "Toy-A1
 
 
 @pytest.fixture(scope="module")
-def backend():
-    pytest.importorskip("sapien")
-    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
-
-    b = SapienTabletopBackend()
-    yield b
-    b.close()
+def backend(sapien_backend):
+    return sapien_backend
 
 
 def _realized(backend, graph: SceneGraph, rewrites: list[Rewrite]) -> SceneGraph:

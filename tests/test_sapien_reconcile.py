@@ -15,13 +15,8 @@ from robograph.rewrite import AddEdge, RemoveEdge, SetAttr, diff
 pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
-def backend():
-    pytest.importorskip("sapien")
-    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
-
-    b = SapienTabletopBackend()
-    yield b
-    b.close()
+def backend(sapien_backend):
+    return sapien_backend
 
 
 def test_object_moved_into_a_container_behind_the_graphs_back_reads_inside(backend):
