@@ -5,8 +5,6 @@ relations replace the symbolic view's location edges."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 import pytest
 
@@ -15,21 +13,16 @@ from robograph.agents.permanence import ObjectPermanence, probes, seen_absent
 from robograph.agents.sight import SightError
 from robograph.agents.visual_explorer import Perceiver
 from robograph.backend import Frame, Percept
+from robograph_calibration.camera import CameraModel
 
 LABELS = ("cup", "table", "drawer", "robot")
 CUP, TABLE, DRAWER, ROBOT = range(4)
 CUP_BOX = ((0.0, 0.0, 1.0), (0.05, 0.05, 0.05))  # 1 m in front of the camera, 10 cm cube
 
 
-@dataclass(frozen=True)
-class Pinhole:  # the CameraIntrinsics fields; camera at the origin looking along +z (OpenCV axes)
-    width: int = 20
-    height: int = 20
-    fx: float = 20.0
-    fy: float = 20.0
-    cx: float = 10.0
-    cy: float = 10.0
-    T_world_cam: np.ndarray = field(default_factory=lambda: np.eye(4))
+def pinhole(pose: np.ndarray | None = None) -> CameraModel:
+    """A 20x20 camera at the origin looking along +z (OpenCV axes), or at `pose`."""
+    return CameraModel(20, 20, 20.0, 20.0, 10.0, 10.0, np.eye(4) if pose is None else pose)
 
 
 AWAY = np.diag([-1.0, 1.0, -1.0, 1.0])  # turned round: the cup is behind it
@@ -41,7 +34,7 @@ def frame(patches: list[tuple[int, slice, slice, float]], percept: Percept | Non
     depth = np.full((20, 20), 1.2, dtype=np.float32)
     for label, rows, cols, d in patches:
         seg[rows, cols], depth[rows, cols] = label, d
-    model = Pinhole() if pose is None else Pinhole(T_world_cam=pose)
+    model = pinhole(pose)
     return Frame("head", np.zeros((20, 20, 3), np.uint8), model, 0.0, depth=depth, segmentation=seg, labels=LABELS,
                  percept=percept)
 
@@ -125,7 +118,7 @@ def test_depth_relations_replace_the_views_location_edges_and_open():
 def test_frames_without_depth_are_refused_with_the_option_to_use():
     memory = ObjectPermanence()
     memory.update([frame([CUP_BIG], SEEN)])
-    bare = Frame("head", np.zeros((20, 20, 3), np.uint8), Pinhole(), 0.0,
+    bare = Frame("head", np.zeros((20, 20, 3), np.uint8), pinhole(), 0.0,
                  segmentation=np.full((20, 20), TABLE, dtype=np.int64), labels=LABELS)
     with pytest.raises(SightError, match="relations=true"):
         seen_absent("cup", CUP_BOX, [bare])
