@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from robograph.graph import SceneGraph
-from robograph.rotations import yaw_of
+from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
     FINGERS,
@@ -56,7 +56,9 @@ SPOT_CHOICES = 3
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
 TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
-RAIL_SPEED = 0.5  # m/s the base slides along the table
+RAIL_SPEED = 0.4  # m/s the base slides along the table
+RAIL_STEPS = 2  # physics steps between root moves
+RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
 RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
 RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
 RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
@@ -100,14 +102,23 @@ class SapienRobot:
         if abs(dy) < 0.01:
             return True
         roots = {h: r.get_root_pose() for h, r in self.world.robots.items()}
-        steps = max(2, int(abs(dy) / RAIL_SPEED / (10 * TIMESTEP)))
+        # the root moves every RAIL_STEPS physics steps: moved every 10, the fingers jumped
+        # 1.5 cm at a time through what they held and dropped it
+        steps = max(2, int(abs(dy) / RAIL_SPEED / (RAIL_STEPS * TIMESTEP)))
+        # what both fingers of a hand hold moves with the rail (the roots are teleported, which
+        # gives the fingers no velocity: alone, a 1 mm step dropped a held glass)
+        carried = {node: body_pose(self.world, node) for node in _held_by_fingers(self.world)}
+        dt = RAIL_STEPS * TIMESTEP
         for k in range(1, steps + 1):
             s = k / steps
             s = s * s * (3 - 2 * s)
+            shift = np.array([0.0, dy * s, 0.0])
             for h, r in self.world.robots.items():
-                p = np.asarray(roots[h].p, dtype=float) + np.array([0.0, dy * s, 0.0])
-                r.set_root_pose(sapien.Pose(p, roots[h].q))
-            self.motion.run(10 * TIMESTEP)
+                r.set_root_pose(sapien.Pose(np.asarray(roots[h].p, dtype=float) + shift, roots[h].q))
+            for node, T in carried.items():
+                self.world.teleport(node, T[:3, 3] + shift, tuple(quat_from_mat(T[:3, :3])))
+            self.motion.run(dt)
+        self.motion.run(RAIL_SETTLE)
         return True
 
     def _clear_way(self, hand: str, position: np.ndarray) -> None:
@@ -144,7 +155,10 @@ class SapienRobot:
         return ok
 
     def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
-                  duration: float = 0.5, straight: bool = False) -> bool:
+                  duration: float = 0.5, straight: bool = False, base: BasePose | None = None) -> bool:
+        """`base`: the rail slides there first (the Pandas' base is not driven during a move)."""
+        if base is not None:
+            self.drive_base(base)
         self._clear_way(hand, position)
         return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
 
@@ -237,6 +251,22 @@ class TabletopAssist:
         if hand is not None:
             self.world.weld(part, hand)
         return True
+
+
+def _held_by_fingers(world: World) -> list[str]:
+    """Free bodies both fingers of one hand touch now (one pass over the contacts)."""
+    touched: dict[tuple[str, str], set[str]] = {}
+    for contact in world.scene.get_contacts():
+        if not any(p.separation < 1e-3 for p in contact.points):
+            continue
+        a, b = (c.entity for c in contact.bodies)
+        for mine, other in ((a, b), (b, a)):
+            node = world.entity_node.get(mine.per_scene_id)
+            hand = world.hand_of_entity.get(other.per_scene_id)
+            if node is not None and hand is not None and other.name in FINGERS and node not in world.welds \
+                    and world.layout.placements[node].parent is not None and node not in world.joints:
+                touched.setdefault((node, hand), set()).add(other.name)
+    return sorted({node for (node, _), fingers in touched.items() if len(fingers) == 2})
 
 
 def _touches(world: World, hand: str, node: str, both: bool = False) -> bool:

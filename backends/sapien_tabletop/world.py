@@ -32,7 +32,6 @@ from robograph_backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout,
 from robograph_calibration.camera import CameraModel
 
 ARM_BASES = {"left": 0.25, "right": -0.25}  # y of each Panda's base: close enough for either hand to reach the middle
-ARM_SETBACK = 0.10  # base centre behind the table's front edge (-x), at table-top height (m): the arm reaches ~0.7 m
 # top-down; the Panda's base (11 cm radius) stays clear of the front row (3 cm in) as it slides along the rail
 READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
 TIMESTEP = 1 / 500
@@ -292,7 +291,7 @@ class World:
         sapien = sapien_module()
         table = self.layout.placements[self.layout.table]
         top = table.size[2]
-        x = table.centre[0] - table.size[0] / 2 - ARM_SETBACK
+        x = self.layout.robot_x
         for hand, y in ARM_BASES.items():
             loader = self.scene.create_urdf_loader()
             loader.fix_root_link = True
