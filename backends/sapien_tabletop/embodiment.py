@@ -33,7 +33,9 @@ from robograph_backends.sapien_tabletop.world import (
     BUTTON_DEPTH,
     BUTTON_HALF,
     HANDS,
+    LIP,
     READY_QPOS,
+    TAB_HALF,
     TIMESTEP,
     WALL,
     World,
@@ -138,29 +140,56 @@ class SapienRobot:
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
         self._clear_way(hand, position)
-        closing = np.array([math.cos(yaw), math.sin(yaw), 0.0])
         # where straight down has no IK solution (far across the table) the approach tilts
-        # toward +x, as a person reaches; a straight move keeps the tilt it started with
+        # toward +x, as a person reaches; a straight move keeps the tilt it started with. The
+        # fingers are symmetric: yaw + pi is the same grip, and the wrist reaches one of the two
+        # where the other is out of its range (the nearer the hand's present yaw first)
         tilts = [self._tilt[hand]] if straight else [t for t in TILTS]
+        now = self.hand_yaw(hand)
+        yaws = sorted((yaw, yaw + math.pi), key=lambda y: abs(math.remainder(y - now, 2 * math.pi)))
         ok = False
         for tilt in tilts:
             p = pitch + tilt
             approach = np.array([math.sin(p), 0.0, -math.cos(p)])
-            before = len(self.failures)
-            ok = self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
-            self._tilt[hand] = tilt
-            new = self.failures[before:]
+            new: list[str] = []
+            for y in yaws:
+                closing = np.array([math.cos(y), math.sin(y), 0.0])
+                before = len(self.failures)
+                ok = self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration,
+                                      straight=straight)
+                self._tilt[hand] = tilt
+                new = self.failures[before:]
+                if ok or not any("no IK solution" in f for f in new):
+                    break
             if ok or not any("no IK solution" in f for f in new):
                 break
         return ok
 
     def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
                   duration: float = 0.5, straight: bool = False, base: BasePose | None = None) -> bool:
-        """`base`: the rail slides there first (the Pandas' base is not driven during a move)."""
-        if base is not None:
-            self.drive_base(base)
+        """`base` is not followed: the rail is positioned by teleporting the arms' roots, which
+        jerked a pinched lid tab out of the fingers; the skills' stances before a move put the
+        handle within reach of its whole arc."""
+        del base
         self._clear_way(hand, position)
-        return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
+        # the fingers are symmetric: closing along -closing is the same grip, and which of the
+        # two the wrist reaches depends on the side of the shoulder (a drawer bar 20 cm to the
+        # right was out of reach with one roll, within reach with the other); the one nearer the
+        # hand's present roll first on a straight move (a pull keeps its wrist); else the one
+        # closing toward the shoulder's side (IK over the reach band: a hand pointing forward
+        # beside its shoulder reaches far with it, only 25 cm with the other)
+        now = self.world.grip_pose(hand)[:3, 1]
+        closing = np.asarray(closing, dtype=float)
+        toward = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float) - np.asarray(position, dtype=float)
+        toward[2] = 0.0
+        prefer = now if straight else toward
+        ok = False
+        for c in sorted((closing, -closing), key=lambda c: -float(c @ prefer)):
+            before = len(self.failures)
+            ok = self.motion.move(hand, position, hand_rotation(approach, c), duration=duration, straight=straight)
+            if ok or not any("no IK solution" in f for f in self.failures[before:]):
+                break
+        return ok
 
     def hand_position(self, hand: str) -> np.ndarray:
         return self.world.grip_pose(hand)[:3, 3].copy()
@@ -312,10 +341,11 @@ class TabletopScene:
             # RAIL_OFFSET out to the arm's own side (away from the other arm)
             side = 1.0 if roots[hand][1] >= y else -1.0
             return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
-        keep = RAIL_KEEP if hand is not None else RAIL_OFFSET
+        keep = RAIL_KEEP if hand is not None and not operate else RAIL_OFFSET
         if abs(across) <= keep:
             return (x, y, 0.0, 0.0)
-        # slide so the point ends RAIL_OFFSET across, on the side it is on now
+        # slide so the point ends RAIL_OFFSET across, on the side it is on now (to open or close
+        # something, too: a lid's tab rises 35 cm along its arc, out of reach 45 cm across)
         return (x, y + across - np.sign(across) * RAIL_OFFSET, 0.0, 0.0)
 
     def outward(self, node: str) -> np.ndarray:
@@ -409,7 +439,7 @@ class TabletopScene:
         if pl.app.articulation == "drawer":
             R = leaf[:3, :3]
             grip = at(leaf, (-hx - 0.01, 0.0, 0.0))
-            return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 0, 1.0]), HANDLE_BAR, "slide",
+            return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 1.0, 0]), HANDLE_BAR, "slide",
                           R @ np.array([-1.0, 0, 0]), grip, q, opened, -R[:, 0], 0.01, 0.01, 0.0)
         R = leaf[:3, :3]
         if pl.app.articulation == "hinged_door":  # vertical hinge at the -y edge of the front panel
@@ -419,10 +449,14 @@ class TabletopScene:
             return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 1.0, 0]), WALL, "hinge",
                           axis, pivot, q, opened, -R[:, 0], WALL / 2, WALL / 2, 2 * hy)
         # lid / book cover: hinge along y at the back top edge; the grip is the free (front) edge
+        # the tab is pinched from above, the fingers closing along the hinge axis: it turns
+        # between them like a pin and the hand keeps its orientation along the arc (pinched at its
+        # edge from the front, the wrist turning with the lid ran out of reach at 50 deg)
         pivot = at(root, (hx, 0.0, hz + WALL / 2))
-        grip = at(leaf, (-hx + 0.01, 0.0, hz + WALL / 2))
-        return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 0, 1.0]), WALL, "hinge",
-                      root[:3, 1], pivot, q, opened, R[:, 2], WALL / 2, WALL / 2, 2 * hx)
+        grip = at(leaf, (-hx - LIP / 2, 0.0, hz + WALL / 2))
+        axis = root[:3, 1]
+        return Handle(name, grip, -root[:3, 2], axis, 2 * TAB_HALF, "hinge",
+                      axis, pivot, q, opened, R[:, 2], WALL / 2, WALL / 2, 2 * hx + LIP)
 
     def hand_on(self, hand: str, handle: str) -> bool:
         return _touches(self.world, hand, handle, both=True)

@@ -51,7 +51,8 @@ REACH_NEAR = 0.32  # m ahead of the arms' base line the first packed row on a fr
 REACH_FAR = 0.66  # ... and the rows end by this (top-down IK holds out to ~0.7 m)
 TIER_DEPTH = 0.26  # m: deepest drawer tier (its travel is DRAWER_TRAVEL of this)
 FIXTURE_HEIGHT = 0.3  # m: furniture standing on a top is at most this tall (grown for its contents)
-MAX_TOP_WIDTH = 4.0  # m: a free-standing top grows along y at most this wide to fit the band
+TOP_SPARE = 1.0  # m of free width a free-standing top gets beyond its packed rows
+MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +233,8 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
                 while pack_extent(units, inner)[1] > band and inner < MAX_TOP_WIDTH:
                     inner += 0.05
             width, depth = pack_extent(units, inner)
+            if node in roots:  # free room in the band for what is moved aside or put down there
+                width += TOP_SPARE
             sx = max(sx, depth + margin + FRONT_MARGIN + walls)
             sy = max(sy, width + walls)
             if walls:
@@ -263,7 +266,10 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     units = _units(graph, [c for c, _ in rest], sizes)
     cx, cy, floor = region.centre
     for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1],
-                       front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN):
+                       front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN,
+                       # in a walled container the rows are centred front to back: a palm reaching
+                       # down to a croissant at the front of a chafing dish hit its front wall
+                       centre_depth=region.half[0] if lay.placements[parent].container else None):
         s = sizes[p.node]
         rel = dict(rest)[p.node]
         lay.placements[p.node] = Placement(p.node, (p.x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,

@@ -18,7 +18,7 @@ from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor
 from robograph_backends.sapien_tabletop.world import World
 
 GRID = 0.02  # m between candidate centres
-MARGIN = 0.015  # m kept between a spot's footprint and each occupant
+MARGIN = 0.03  # m kept between a spot's footprint and each occupant (1.5 cm: the fingers and palm coming down knocked the neighbour over)
 INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
 

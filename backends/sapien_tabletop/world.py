@@ -37,6 +37,8 @@ READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
 TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
 JOINT_DAMPING = 5.0
+LIP = 0.04  # m a lid's or cover's tab reaches past the box's front wall ...
+TAB_HALF = 0.015  # ... and half its width (m)
 DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
 BUTTON_DEPTH = 0.012  # m of button travel; pressed past half of it
 BUTTON_HALF = (0.02, 0.02, 0.006)  # m
@@ -227,7 +229,9 @@ class World:
         # shapes are given in the root's frame: the child's frame coincides with it when closed
         if art == "drawer":
             self._shell(child, pl.size, pl.app.rgba, physx)
-            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.03, 0.01), (0.2, 0.2, 0.2, 1), physx)  # handle
+            # handle: an upright bar, pinched across y (fingers closing vertically put the palm
+            # into the top above a drawer)
+            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.01, min(0.03, hz - 0.01)), (0.2, 0.2, 0.2, 1), physx)
             travel = drawer_travel(pl.size[0])
             # a joint moves along its frame's x: a frame turned 180 deg about z slides toward -x
             joint = sapien.Pose([0, 0, 0], [0.0, 0.0, 0.0, 1.0])
@@ -239,8 +243,10 @@ class World:
             if art == "hinged_door":  # a panel over the open front, vertical hinge on its -y edge
                 self._box(child, (-hx - WALL / 2, 0, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)
                 joint = sapien.Pose([-hx - WALL / 2, -hy, 0], [0.7071068, 0, -0.7071068, 0])  # axis +z
-            else:  # lid / book cover: a panel on the rim, hinge along y at the back top edge
+            else:  # lid / book cover: a panel on the rim, hinge along y at the back top edge, with
+                # a tab LIP beyond the front wall in the middle (pinched from above, clear of the wall)
                 self._box(child, (0, 0, hz + WALL / 2), (hx, hy, WALL / 2), pl.app.rgba, physx)
+                self._box(child, (-hx - LIP / 2, 0, hz + WALL / 2), (LIP / 2, TAB_HALF, WALL / 2), pl.app.rgba, physx)
                 joint = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # axis +y
             closed, opened = 0.0, 1.6
             child.set_joint_name(f"{pl.node}_hinge")
