@@ -64,6 +64,7 @@ RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
 RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
 RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
 RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
+DRAWER_DIP = math.radians(25)  # a closed drawer's bar is approached this far below level
 HANDLE_BAR = 0.02  # m: a drawer's handle bar, finger span (world.py builds it 2 cm thick)
 
 
@@ -439,7 +440,13 @@ class TabletopScene:
         if pl.app.articulation == "drawer":
             R = leaf[:3, :3]
             grip = at(leaf, (-hx - 0.01, 0.0, 0.0))
-            return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 1.0, 0]), HANDLE_BAR, "slide",
+            # an open drawer's bar is taken from above: from the front, the hand lining up in
+            # front of a bar pulled out toward the arms had no room (IK) between bar and shoulder
+            # a closed one from the front and above (DRAWER_DIP down): level, a forearm reaching
+            # a lower drawer's bar ran into the top above it
+            dip = np.array([math.cos(DRAWER_DIP), 0.0, -math.sin(DRAWER_DIP)])
+            approach = R @ dip if q < opened / 2 else np.array([0.0, 0.0, -1.0])
+            return Handle(name, grip, approach, R @ np.array([0, 1.0, 0]), HANDLE_BAR, "slide",
                           R @ np.array([-1.0, 0, 0]), grip, q, opened, -R[:, 0], 0.01, 0.01, 0.0)
         R = leaf[:3, :3]
         if pl.app.articulation == "hinged_door":  # vertical hinge at the -y edge of the front panel

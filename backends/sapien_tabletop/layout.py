@@ -51,6 +51,8 @@ REACH_NEAR = 0.32  # m ahead of the arms' base line the first packed row on a fr
 REACH_FAR = 0.66  # ... and the rows end by this (top-down IK holds out to ~0.7 m)
 TIER_DEPTH = 0.26  # m: deepest drawer tier (its travel is DRAWER_TRAVEL of this)
 FIXTURE_HEIGHT = 0.3  # m: furniture standing on a top is at most this tall (grown for its contents)
+MIN_BASE_Z = 0.22  # m: the arms' bases stand at least this high (over a play mat on the floor, the
+# lids of 30 cm bins rise 35 cm above their rims: top-down IK holds from 0.3 m below the base to 0.45 above)
 TOP_SPARE = 1.0  # m of free width a free-standing top gets beyond its packed rows
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 
@@ -86,6 +88,7 @@ class Layout:
     regions: dict[str, Region] = field(default_factory=dict)
     blocking: dict[str, str] = field(default_factory=dict)  # blocker -> the node it hides
     robot_x: float = 0.0  # x of the arms' base line (m, world), in front (-x) of the table
+    robot_z: float = 0.0  # height of the arms' bases (m): the table top, at least MIN_BASE_Z
 
 
 def setback(placement: Placement) -> float:
@@ -168,6 +171,7 @@ def solve(graph: SceneGraph) -> Layout:
                                       _holds_tiers(table, kids, apps))
     lay.regions[table] = Region((0.0, 0.0, tsize[2]), (tsize[0] / 2, tsize[1] / 2), 0.0)
     lay.robot_x = -tsize[0] / 2 - setback(lay.placements[table])
+    lay.robot_z = max(tsize[2], MIN_BASE_Z)
     y = -tsize[1] / 2 - FLOOR_GAP
     for other in [table, *others]:
         if other != table:
