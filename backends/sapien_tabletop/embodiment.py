@@ -345,9 +345,11 @@ class TabletopScene:
         keep = RAIL_KEEP if hand is not None and not operate else RAIL_OFFSET
         if abs(across) <= keep:
             return (x, y, 0.0, 0.0)
-        # slide so the point ends RAIL_OFFSET across, on the side it is on now (to open or close
-        # something, too: a lid's tab rises 35 cm along its arc, out of reach 45 cm across)
-        return (x, y + across - np.sign(across) * RAIL_OFFSET, 0.0, 0.0)
+        # slide so the point ends RAIL_OFFSET across (to open or close something, too: a lid's
+        # tab rises 35 cm along its arc, out of reach 45 cm across), out on the hand's own side
+        # (on its inner side the other arm was in the way of a hand putting a croissant down)
+        side = float(np.sign(across)) if hand is None else (1.0 if roots[hand][1] >= y else -1.0)
+        return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
 
     def outward(self, node: str) -> np.ndarray:
         return np.array([-1.0, 0.0, 0.0])  # the robot works from the table's front (-x)
