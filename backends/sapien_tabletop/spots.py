@@ -18,7 +18,8 @@ from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor
 from robograph_backends.sapien_tabletop.world import World
 
 GRID = 0.02  # m between candidate centres
-MARGIN = 0.03  # m kept between a spot's footprint and each occupant (1.5 cm: the fingers and palm coming down knocked the neighbour over)
+MARGIN = 0.015  # m kept between a spot's footprint and each occupant ...
+TOP_MARGIN = 0.03  # ... on free-standing furniture (1.5 cm: the hand coming down knocked a neighbour over)
 INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
 
@@ -81,7 +82,8 @@ def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = Non
     h = half_of(world, node) if half is None else half
     taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or []) \
         + out_of_reach(world, dst, F, region.half)
-    margin = INSIDE_MARGIN if world.layout.placements[dst].container else MARGIN
+    pl = world.layout.placements[dst]
+    margin = INSIDE_MARGIN if pl.container else (TOP_MARGIN if pl.parent is None else MARGIN)
     for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=margin):
         yield F[:3, :3] @ local + F[:3, 3]
 
