@@ -33,7 +33,7 @@ from robograph_backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout,
 from robograph_calibration.camera import CameraModel
 
 ARM_BASES = {"left": 0.25, "right": -0.25}  # y of each Panda's base: close enough for either hand to reach the middle
-# top-down; the Panda's base (11 cm radius) stays clear of the front row (3 cm in) as it slides along the rail
+# (x and height of the bases: Layout.robot_x, robot_z, from the pure layout)
 READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
 TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
