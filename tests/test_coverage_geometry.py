@@ -68,9 +68,15 @@ def test_a_short_blocker_grows_taller_until_it_hides_its_target_and_keeps_its_bo
     assert head_viewpoint(0.2)[1] == 0.2
 
 
-def test_a_raised_lid_stands_upright_at_the_back_edge():
+def test_a_raised_lid_stands_on_its_stop_from_the_back_edge():
+    """The lid swings about the hinge on the body's back top edge to its stop (LID_OPEN): its
+    free edge ends 2 * half-depth from the hinge, leaning toward the robot below upright."""
+    from robograph_backends.sapien_tabletop.world import LID_OPEN
+
     centre, half = np.array([0.0, 0.0, 0.8]), np.array([0.1, 0.15, 0.02])
     lid = raised_lid(centre, half)
     panel_c, panel_rot, panel_half = lid.box_centres[1], lid.box_mats[1], lid.box_halves[1]
     top = panel_c + panel_rot @ np.array([-panel_half[0], 0.0, 0.0])  # the lid's free edge
-    assert abs(top[0] - half[0]) < 0.01 and np.isclose(top[2], centre[2] + half[2] + 2 * half[0], atol=0.01)
+    depth = 2 * half[0]
+    assert np.isclose(top[0], half[0] - depth * np.cos(LID_OPEN), atol=0.01)
+    assert np.isclose(top[2], centre[2] + half[2] + depth * np.sin(LID_OPEN), atol=0.01)
