@@ -55,6 +55,8 @@ def primitives(world: World, nodes: Iterable[str], *, moving_parts: bool = True)
     for node in nodes:
         for T, shapes in _entities(world, node, moving_parts):
             for sh in shapes:
+                if not any(sh.get_collision_groups()):
+                    continue  # collides with nothing: a lid's counterweight (mass only) or a welded body
                 L = np.asarray(sh.get_local_pose().to_transformation_matrix())
                 W = T @ L
                 if isinstance(sh, sapien.physx.PhysxCollisionShapeBox):

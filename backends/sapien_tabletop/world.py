@@ -227,12 +227,27 @@ class World:
         """A weight on a post CW_HEIGHT above a lid's hinge, balancing the lid at LID_BALANCE: below
         it the lid falls shut, above it the lid falls open onto its stop at LID_STOP (75 deg),
         where its tab stays within reach (a plain lid let go at 62 deg fell shut again; pulled
-        on to 90 deg, its tab stood out of reach for closing it)."""
+        on to 90 deg, its tab stood out of reach for closing it).
+
+        The weight is mass only (`_ghost_counterweight` turns its shape's collisions off after
+        the build; it is not drawn): it stands for a lid stay in the hinge, which takes no room
+        on the table. As a solid it swung CW_HEIGHT * sin(LID_STOP) ~ 6 cm behind the box's
+        back wall, where the packing puts the next row ~3.5 cm away: a lid opened by a hand hit
+        that neighbour, and one set open by realize started inside it and PhysX's
+        depenetration threw box and neighbour off the table (Desk-1's book and pencil case,
+        Cosmetics-1's makeup box and storage bag read DETACHED)."""
         lid = LID_DENSITY * ((2 * hx) * (2 * hy) * WALL + LIP * 2 * TAB_HALF * WALL)
         mass = lid * hx / (CW_HEIGHT * math.tan(LID_BALANCE))
         half = (0.01, min(hy, 0.04), 0.01)
         volume = 8 * half[0] * half[1] * half[2]
-        self._box(link, (hx, 0, hz + WALL / 2 + CW_HEIGHT), half, (0.3, 0.3, 0.3, 1), physx, density=mass / volume)
+        self._box(link, (hx, 0, hz + WALL / 2 + CW_HEIGHT), half, (0.3, 0.3, 0.3, 1), physx,
+                  visual=False, density=mass / volume)
+
+    @staticmethod
+    def _ghost_counterweight(lid_link: Any) -> None:
+        """Turn off the collisions of a built lid link's counterweight (its last collision
+        shape, added by `_counterweight`): its mass and inertia stay (see `_counterweight`)."""
+        lid_link.get_collision_shapes()[-1].set_collision_groups([0, 0, 0, 0])
 
     def _add_button(self, pl: Placement, fixed: bool, physx: Any) -> None:
         """A PRESSABLE body with a push button on top: a slide joint along -z with dry friction,
@@ -303,6 +318,8 @@ class World:
         ab.set_initial_pose(sapien.Pose(list(pl.centre)))
         articulation = ab.build(fix_root_link=fixed)
         articulation.set_name(pl.node)
+        if art not in ("drawer", "hinged_door"):  # a lid or cover
+            self._ghost_counterweight(articulation.get_links()[-1])
         articulation.set_qpos(np.array([opened if is_open else closed]))
         self.joints[pl.node] = (articulation, closed, opened)
         self.bodies[pl.node] = articulation
