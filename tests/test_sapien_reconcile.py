@@ -162,3 +162,31 @@ def test_lid_opened_behind_the_graphs_back_hides_as_its_conditioned_edge_says(ba
     world.step(100)
     moved = backend.reconcile(got)
     assert RemoveEdge(edge) in diff(got, moved)
+
+
+def test_a_hand_reads_holding_one_thing_the_welded_one(backend):
+    """Assisted-mode crash of the bench: a body welded to the left hand and another that both
+    its fingers pinched read HELD by that hand twice, and the second MoveNode raised
+    RewriteError ("left hand already holds ..."). A hand holds one thing: the welded one; the
+    other reads where it is apart from the hand (here in the air: DETACHED)."""
+    from robograph.rewrite import DETACHED, HELD, MoveNode, apply_all
+    from robograph_backends.sapien_tabletop.sense import holding_hand
+
+    g0 = baseline_graph("Buffet-T1")
+    backend.reset(g0, seed=0)
+    world = backend.world
+    welded, pinched = "croissant", "fruit_cup"
+    fingers = world.robots["left"].get_active_joints()[-2:]
+    for joint in fingers:
+        joint.set_drive_target(0.0)
+    for _ in range(60):  # held at the grip point while the fingers close on it
+        world.teleport(pinched, world.grip_pose("left")[:3, 3])
+        world.step(1)
+    world.step(20)
+    assert holding_hand(world, pinched) == "left"
+    world.teleport(welded, world.grip_pose("left")[:3, 3])
+    world.weld(welded, "left")
+    expected = apply_all(g0, [MoveNode(welded, HELD, "left")])
+    got = backend.reconcile(expected)
+    assert got.hand_of(welded) == "left" and got.hand_of(pinched) is None
+    assert MoveNode(pinched, DETACHED, "") in diff(expected, got)
