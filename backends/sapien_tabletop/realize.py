@@ -40,6 +40,7 @@ ASIDE_DISTANCE = 0.04  # m a blocker this far from its hiding spot no longer sta
 RIM_CLEARANCE = 0.01  # m a blocker grown in a container stays below its walls' top
 ASIDE_CLEAR = 0.05  # m kept around a blocker's hiding spot when it is moved aside
 PARK = (-3.0, 0.0)  # m: where an added node's body is built before it is put in place
+QUARTER_TURN = (0.7071068, 0.0, 0.0, 0.7071068)  # w, x, y, z: a quarter turn about z
 
 
 class RealizeError(BackendError):
@@ -145,7 +146,7 @@ def _occlusions(world: World, graph: SceneGraph) -> None:
             del world.blocking[blocker]
         if (edge is None or aside) and graph.hand_of(blocker) is None and blocker in world.bodies \
                 and np.linalg.norm(position(world, blocker)[:2] - spot) <= ASIDE_DISTANCE:
-            _set_aside(world, graph, blocker, spot)
+            _set_aside(world, graph, blocker, target, spot)
 
 
 def _hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
@@ -194,11 +195,48 @@ def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) ->
     world.rebuild(grown_placement(replace(pl, centre=tuple(float(v) for v in b_centre)), centre, half))
 
 
-def _set_aside(world: World, graph: SceneGraph, blocker: str, spot: np.ndarray) -> None:
+def _set_aside(world: World, graph: SceneGraph, blocker: str, target: str, spot: np.ndarray) -> None:
+    """The blocker off its hiding spot, on the same support (the graph's `moved_aside` keeps its
+    location: a blocker moved aside in a bin stays in the bin): a free spot ASIDE_CLEAR clear of
+    where it hid, else, in a walled container, `_aside_within`."""
     loc = graph.location.get(blocker)
     if loc is None or loc.dst not in world.layout.regions:
         return
     to = next(aside_spots(world, blocker, loc.dst, spot, ASIDE_CLEAR), None)
-    if to is None:
-        raise RealizeError(f"no room on {loc.dst!r} to move {blocker!r} aside")
-    world.teleport(blocker, to)
+    if to is not None:
+        world.teleport(blocker, to)
+        return
+    if world.layout.placements[loc.dst].container and target in world.bodies \
+            and _aside_within(world, graph, blocker, target, loc.dst, spot):
+        return
+    raise RealizeError(f"no room on {loc.dst!r} to move {blocker!r} aside")
+
+
+def _aside_within(world: World, graph: SceneGraph, blocker: str, target: str, container: str,
+                  spot: np.ndarray) -> bool:
+    """Inside a container there is rarely ASIDE_CLEAR all round a hiding spot (Desk-1's trash bin,
+    20 x 30 cm inside, holds a note card and the crumpled paper grown 15 cm wide to hide it). So:
+    any free spot more than ASIDE_DISTANCE from the hiding spot, the blocker as it stands or
+    turned a quarter about z (its long side along x, beside the target), where it is measured
+    (`occlusion.pair_coverage`) no longer hiding the target. False, the blocker back where it
+    was, when there is none."""
+    from robograph_backends.coverage import COVER_FRACTION
+    from robograph_backends.sapien_tabletop.occlusion import pair_coverage
+
+    before, quat_before = position(world, blocker).copy(), _quat(world, blocker)
+    half = half_of(world, blocker)
+    for quat, h in ((quat_before, half), (QUARTER_TURN, half[[1, 0, 2]])):
+        for centre in spots_on(world, blocker, container, half=h):
+            if np.linalg.norm(centre[:2] - spot) <= ASIDE_DISTANCE + 0.01:
+                continue
+            world.teleport(blocker, centre, quat)
+            if pair_coverage(world, graph, blocker, target) < COVER_FRACTION:
+                return True
+    world.teleport(blocker, before, quat_before)
+    return False
+
+
+def _quat(world: World, node: str) -> tuple[float, ...]:
+    from robograph.rotations import quat_from_mat
+
+    return tuple(float(v) for v in quat_from_mat(body_pose(world, node)[:3, :3]))
