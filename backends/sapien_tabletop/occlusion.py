@@ -155,24 +155,30 @@ def _chain(world: World, locations: Mapping[str, Location], node: str) -> list[s
 
 
 def covered_pairs(world: World, expected: SceneGraph, locations: Mapping[str, Location],
-                  placed: Iterable[str]) -> dict[tuple[str, str], float]:
+                  placed: Iterable[str], involving: str | None = None) -> dict[tuple[str, str], float]:
     """(blocker, target) -> coverage of every pair of placed objects the head camera sees covered
     (more than COVER_FRACTION). A target nothing of which can be seen (fixed furniture or its
     container's walls hide all of it) is not measured: its active edges in `expected` are
-    returned as they are, with coverage NaN."""
+    returned as they are, with coverage NaN. `involving`: only the pairs with this node (realize
+    trying spots for it)."""
     placed = sorted(placed)
+    if involving is not None and involving not in placed:
+        return {}
     chains = {n: _chain(world, locations, n) for n in placed}
     conditioned = {(e.src, e.dst) for e in expected.edges_of(OCCLUDES) if e.when}
     static = static_primitives(world, expected)
     out: dict[tuple[str, str], float] = {}
     for target in placed:
+        candidates = placed if involving in (None, target) else [involving]
         T = body_pose(world, target)
         t_half = half_of(world, target)
         cam = head_viewpoint(float(T[1, 3]))
         unrelated = set(chains[target]) | {n for n, ch in chains.items() if target in ch}
-        near = [b for b in placed if b != target and b not in unrelated
+        near = [b for b in candidates if b != target and b not in unrelated
                 and may_cover(cam, body_pose(world, b)[:3, 3], float(np.linalg.norm(half_of(world, b))),
                               T[:3, 3], float(np.linalg.norm(t_half)))]
+        if not near and involving is not None:
+            continue
         surf = surface(primitives(world, [target]), T[:3, 3], T[:3, :3], t_half, cam,
                        _hiders(world, static, chains[target]))
         if float(surf.weights.sum()) <= 0.0 or _closed_drawer(world, chains[target]):

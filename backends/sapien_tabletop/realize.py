@@ -19,7 +19,7 @@ from dataclasses import replace
 import numpy as np
 
 from robograph.errors import BackendError
-from robograph.graph import CONTAINER, INSIDE, OBJECT, OCCLUDES, SceneGraph
+from robograph.graph import CONTAINER, INSIDE, OBJECT, OCCLUDES, ON, SceneGraph
 from robograph.rewrite import DETACHED, HELD
 from robograph_backends.mujoco_kitchen.catalog import appearance
 from robograph_backends.sapien_tabletop.hiding import GROW_MARGIN, grown_box, grown_placement
@@ -40,6 +40,7 @@ ASIDE_DISTANCE = 0.04  # m a blocker this far from its hiding spot no longer sta
 RIM_CLEARANCE = 0.01  # m a blocker grown in a container stays below its walls' top
 ASIDE_CLEAR = 0.05  # m kept around a blocker's hiding spot when it is moved aside
 PARK = (-3.0, 0.0)  # m: where an added node's body is built before it is put in place
+SPOT_TRIES = 60  # free spots a relocated node tries for one where no new occlusion is measured
 QUARTER_TURN = (0.7071068, 0.0, 0.0, 0.7071068)  # w, x, y, z: a quarter turn about z
 
 
@@ -110,11 +111,39 @@ def _location(world: World, graph: SceneGraph, node: str) -> None:
     rel, dst = want
     if dst not in world.layout.regions:
         raise RealizeError(f"{dst!r} has no region to put {node!r} {rel}; regions: {', '.join(sorted(world.layout.regions))}")
-    spot = next(spots_on(world, node, dst), None)
-    if spot is None:
-        raise RealizeError(f"no free spot {rel} {dst} for {node!r}")
-    world.teleport(node, spot)
     _reparent(world, node, dst, rel)
+    if not _unhidden_spot(world, graph, node, dst):
+        raise RealizeError(f"no free spot {rel} {dst} for {node!r}")
+
+
+def _unhidden_spot(world: World, graph: SceneGraph, node: str, dst: str) -> bool:
+    """Put `node` at a free spot of `dst` where it neither hides nor is hidden by anything the
+    graph has no OCCLUDES edge for (a relocation moves a node, it adds no occlusion: Cosmetics-1's
+    makeup sponge put on the vanity at the first free spot stood behind the 22 cm hand mirror),
+    trying the first SPOT_TRIES spots; else the first spot. False when there is no free spot."""
+    first = None
+    for k, spot in enumerate(spots_on(world, node, dst)):
+        first = spot if first is None else first
+        if k >= SPOT_TRIES:
+            break
+        world.teleport(node, spot)
+        if _new_occlusions(world, graph, node) == set():
+            return True
+    if first is None:
+        return False
+    world.teleport(node, first)
+    return True
+
+
+def _new_occlusions(world: World, graph: SceneGraph, node: str) -> set[tuple[str, str]]:
+    """Measured (blocker, target) pairs involving `node` that are not active edges of `graph`."""
+    from robograph_backends.sapien_tabletop.occlusion import covered_pairs
+
+    locations = {n: (e.rel, e.dst) for n, e in graph.location.items() if n in world.bodies}
+    placed = {n for n, (rel, _) in locations.items() if rel in (INSIDE, ON) and graph.nodes[n].kind == OBJECT}
+    pairs = covered_pairs(world, graph, locations, placed, involving=node)
+    want = {(e.src, e.dst) for e in graph.edges_of(OCCLUDES) if graph.occlusion_active(e)}
+    return {p for p in pairs if node in p and p not in want}
 
 
 def _reparent(world: World, node: str, dst: str, rel: str) -> None:
