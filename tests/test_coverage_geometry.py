@@ -54,6 +54,18 @@ def test_a_wall_in_front_covers_all_and_one_beside_covers_nothing():
     assert 0.2 < half < 0.8
 
 
+def test_a_blocker_behind_its_own_panel_covers_only_what_it_meets_first():
+    """A blocker in a closed drawer: sight lines that meet the drawer's front panel before the
+    blocker are the panel's (coverage's shield); one beyond the blocker changes nothing."""
+    target = _box((2.0, 0.0, 0.0), (0.05, 0.05, 0.05))
+    surf = surface(target, np.array([2.0, 0.0, 0.0]), np.eye(3), np.array([0.05, 0.05, 0.05]), CAM)
+    blocker = _box((1.5, 0.0, 0.0), (0.01, 0.2, 0.2))
+    assert coverage(blocker, CAM, surf, _box((1.4, 0.0, 0.0), (0.01, 0.3, 0.3))) == 0.0
+    half_panel = _box((1.4, 0.15, 0.0), (0.01, 0.15, 0.3))  # covers the sight lines at y > 0
+    assert 0.2 < coverage(blocker, CAM, surf, half_panel) < 0.8
+    assert coverage(blocker, CAM, surf, _box((1.7, 0.0, 0.0), (0.01, 0.3, 0.3))) == 1.0
+
+
 def test_a_short_blocker_grows_taller_until_it_hides_its_target_and_keeps_its_bottom():
     table = 0.75
     t_half = np.array([0.03, 0.03, 0.05])
