@@ -93,6 +93,11 @@ def _fails(exc: type[Exception], why: str):
     pytest.param("Dining-3", ["grab(cup)", "puton(cup, sideboard)"], id="puton"),
     pytest.param("Dining-3", ["grab(cup)", "putin(cup, cutlery_tray)"], id="putin"),
     pytest.param("Desk-1", ["open(pencil_case)"], id="open_lid"),
+    # counterweighted lids with a neighbour 3.5 cm behind: the box, its contents and the
+    # neighbour stay put (with a solid counterweight the primer bottle in the makeup box read
+    # DETACHED, and the book's raised cover no longer read hiding the pencil case behind it)
+    pytest.param("Cosmetics-1", ["open(makeup_box)"], id="open_lid_box"),
+    pytest.param("Desk-1", ["open(book_1)"], id="open_cover"),
     pytest.param("Desk-1", ["open(drawer_1)"], id="open_drawer"),
     pytest.param("Desk-12", ["press(desk_lamp)"], id="press"),
     # Cosmetics-4's eyeliner: both parts on the vanity, neither hidden (Desk-1's highlighter body
