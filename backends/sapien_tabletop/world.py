@@ -227,7 +227,9 @@ class World:
         """A weight on a post CW_HEIGHT above a lid's hinge, balancing the lid at LID_BALANCE: below
         it the lid falls shut, above it the lid falls open onto its stop at LID_STOP (75 deg),
         where its tab stays within reach (a plain lid let go at 62 deg fell shut again; pulled
-        on to 90 deg, its tab stood out of reach for closing it).
+        on to 90 deg, its tab stood out of reach for closing it). Only where the net torque
+        beats JOINT_FRICTION (0.5 N m): a book cover or pencil case lid (net 0.1-0.35 N m by hand
+        arithmetic; the book measured) stays where it is left.
 
         The weight is mass only (`_ghost_counterweight` turns its shape's collisions off after
         the build; it is not drawn): it stands for a lid stay in the hinge, which takes no room
@@ -245,9 +247,11 @@ class World:
 
     @staticmethod
     def _ghost_counterweight(lid_link: Any) -> None:
-        """Turn off the collisions of a built lid link's counterweight (its last collision
-        shape, added by `_counterweight`): its mass and inertia stay (see `_counterweight`)."""
-        lid_link.get_collision_shapes()[-1].set_collision_groups([0, 0, 0, 0])
+        """Turn off the collisions of a built lid link's counterweight (its highest collision
+        shape: `_counterweight` puts it CW_HEIGHT over the hinge); its mass and inertia stay."""
+        shapes = lid_link.get_collision_shapes()
+        top = max(shapes, key=lambda sh: float(sh.get_local_pose().p[2]))
+        top.set_collision_groups([0, 0, 0, 0])
 
     def _add_button(self, pl: Placement, fixed: bool, physx: Any) -> None:
         """A PRESSABLE body with a push button on top: a slide joint along -z with dry friction,
