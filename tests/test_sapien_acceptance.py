@@ -83,10 +83,6 @@ def _isolated(backend, scene_id: str, texts: list[str]) -> None:
         g = got
 
 
-def _fails(exc: type[Exception], why: str):
-    return pytest.mark.xfail(raises=exc, strict=True, reason=why)
-
-
 @pytest.mark.parametrize("scene_id,texts", [
     pytest.param("Desk-1", ["grab(highlighter_cap)"], id="grab"),
     pytest.param("Desk-8", ["move_aside(laptop)"], id="move_aside"),
@@ -102,9 +98,7 @@ def _fails(exc: type[Exception], why: str):
     pytest.param("Desk-12", ["press(desk_lamp)"], id="press"),
     # Cosmetics-4's eyeliner: both parts on the vanity, neither hidden (Desk-1's highlighter body
     # lies in the closed lower drawer tier, which the graph does not let a hand reach)
-    pytest.param("Cosmetics-4", ["attach(eyeliner_cap, eyeliner_pencil)"], id="attach",
-                 marks=_fails(Missed, "the cap is let go 1.5 cm off the pencil's axis: not seated "
-                                      "(sense.ASSEMBLY_GAP is 1 cm)")),
+    pytest.param("Cosmetics-4", ["attach(eyeliner_cap, eyeliner_pencil)"], id="attach"),
 ])
 def test_each_skill_in_isolation_in_physics_mode(backend, scene_id, texts):
     _isolated(backend, scene_id, texts)

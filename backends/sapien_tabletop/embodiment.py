@@ -132,7 +132,7 @@ class SapienRobot:
             if other == hand:
                 continue
             base = np.asarray(self.world.robots[other].get_root_pose().p, dtype=float)
-            side = 1.0 if base[1] >= 0 else -1.0
+            side = self._side(other)
             if side * (float(position[1]) - base[1]) > -CROSS_MARGIN and not self.motion.tucked[other]:
                 q = np.array(READY_QPOS)
                 q[0] = side * TUCK_TURN
@@ -208,9 +208,17 @@ class SapienRobot:
         if T[2, 3] < self._carry_height(hand) - 0.05:
             self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True)
         base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
-        side = 1.0 if base[1] >= 0 else -1.0
+        side = self._side(hand)
         if not self.move_hand(hand, base + CARRY * np.array([1.0, side, 1.0]), self.hand_yaw(hand)):
             self.stow(hand)
+
+    def _side(self, hand: str) -> float:
+        """+1 when the arm's own side (away from the other arm) is +y, else -1. Taken from the
+        base's midpoint, not world y = 0: after the rail slid 33 cm, both shoulders stood at
+        y > 0 and the right arm, tucked 'to its side', turned into the left arm's elbow, which
+        then stopped 1 cm short of every set point (attach missed its seat by 1.5 cm)."""
+        y = float(self.world.robots[hand].get_root_pose().p[1])
+        return 1.0 if y >= float(self.base()[1]) else -1.0
 
     def _carry_height(self, hand: str) -> float:
         return float(self.world.robots[hand].get_root_pose().p[2]) + float(CARRY[2])
