@@ -169,14 +169,20 @@ def surface(own: Primitives, pos: np.ndarray, rot: np.ndarray, half: np.ndarray,
     return Surface(points[~blocked], wts[~blocked])
 
 
-def coverage(blocker: Primitives, cam: np.ndarray, target: Surface) -> float:
-    """Share (0..1) of the target's visible surface weight whose sight line crosses the blocker."""
+def coverage(blocker: Primitives, cam: np.ndarray, target: Surface, shield: Primitives | None = None) -> float:
+    """Share (0..1) of the target's visible surface weight whose sight line crosses the blocker.
+    `shield`: panels around the blocker (the walls of a closed drawer it lies in): a sight line
+    that meets one of them before the blocker is the panel's, not the blocker's."""
     total = float(target.weights.sum())
     if total <= 0.0:
         return 0.0
     vec = target.points - cam
     dist = np.linalg.norm(vec, axis=1)
-    covered = ray_distances(blocker, cam, vec / dist[:, None]) < dist
+    unit = vec / dist[:, None]
+    hit = ray_distances(blocker, cam, unit)
+    covered = hit < dist
+    if shield is not None and len(shield):
+        covered &= ray_distances(shield, cam, unit) > hit
     return float(target.weights[covered].sum()) / total
 
 

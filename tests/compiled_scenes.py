@@ -13,10 +13,14 @@ from robograph.instance import TaskInstance
 
 
 @lru_cache(maxsize=16)
-def baseline_graph(scene_id: str) -> SceneGraph:
+def baseline_instance(scene_id: str) -> TaskInstance:
     assets = load_assets()
     entry = next(e for e in assets.scenes if e.id == scene_id)
-    return TaskInstance.from_json(json.loads(compile_entry(assets, entry).files["baseline"])).graph
+    return TaskInstance.from_json(json.loads(compile_entry(assets, entry).files["baseline"]))
+
+
+def baseline_graph(scene_id: str) -> SceneGraph:
+    return baseline_instance(scene_id).graph
 
 
 @lru_cache(maxsize=1)

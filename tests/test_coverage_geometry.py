@@ -54,6 +54,18 @@ def test_a_wall_in_front_covers_all_and_one_beside_covers_nothing():
     assert 0.2 < half < 0.8
 
 
+def test_a_blocker_behind_its_own_panel_covers_only_what_it_meets_first():
+    """A blocker in a closed drawer: sight lines that meet the drawer's front panel before the
+    blocker are the panel's (coverage's shield); one beyond the blocker changes nothing."""
+    target = _box((2.0, 0.0, 0.0), (0.05, 0.05, 0.05))
+    surf = surface(target, np.array([2.0, 0.0, 0.0]), np.eye(3), np.array([0.05, 0.05, 0.05]), CAM)
+    blocker = _box((1.5, 0.0, 0.0), (0.01, 0.2, 0.2))
+    assert coverage(blocker, CAM, surf, _box((1.4, 0.0, 0.0), (0.01, 0.3, 0.3))) == 0.0
+    half_panel = _box((1.4, 0.15, 0.0), (0.01, 0.15, 0.3))  # covers the sight lines at y > 0
+    assert 0.2 < coverage(blocker, CAM, surf, half_panel) < 0.8
+    assert coverage(blocker, CAM, surf, _box((1.7, 0.0, 0.0), (0.01, 0.3, 0.3))) == 1.0
+
+
 def test_a_short_blocker_grows_taller_until_it_hides_its_target_and_keeps_its_bottom():
     table = 0.75
     t_half = np.array([0.03, 0.03, 0.05])
@@ -68,9 +80,15 @@ def test_a_short_blocker_grows_taller_until_it_hides_its_target_and_keeps_its_bo
     assert head_viewpoint(0.2)[1] == 0.2
 
 
-def test_a_raised_lid_stands_upright_at_the_back_edge():
+def test_a_raised_lid_stands_on_its_stop_from_the_back_edge():
+    """The lid swings about the hinge on the body's back top edge to its stop (LID_OPEN): its
+    free edge ends 2 * half-depth from the hinge, leaning toward the robot below upright."""
+    from robograph_backends.sapien_tabletop.world import LID_OPEN
+
     centre, half = np.array([0.0, 0.0, 0.8]), np.array([0.1, 0.15, 0.02])
     lid = raised_lid(centre, half)
     panel_c, panel_rot, panel_half = lid.box_centres[1], lid.box_mats[1], lid.box_halves[1]
     top = panel_c + panel_rot @ np.array([-panel_half[0], 0.0, 0.0])  # the lid's free edge
-    assert abs(top[0] - half[0]) < 0.01 and np.isclose(top[2], centre[2] + half[2] + 2 * half[0], atol=0.01)
+    depth = 2 * half[0]
+    assert np.isclose(top[0], half[0] - depth * np.cos(LID_OPEN), atol=0.01)
+    assert np.isclose(top[2], centre[2] + half[2] + depth * np.sin(LID_OPEN), atol=0.01)

@@ -78,25 +78,22 @@ def _isolated(backend, scene_id: str, texts: list[str]) -> None:
         g = got
 
 
-def _fails(exc: type[Exception], why: str):
-    return pytest.mark.xfail(raises=exc, strict=True, reason=why)
-
-
-REACH = "out of reach of the Pandas at the table front (layout/reach: the tabletop branch's work)"
-
-
 @pytest.mark.parametrize("scene_id,texts", [
     pytest.param("Desk-1", ["grab(highlighter_cap)"], id="grab"),
     pytest.param("Desk-8", ["move_aside(laptop)"], id="move_aside"),
     pytest.param("Dining-3", ["grab(cup)", "puton(cup, sideboard)"], id="puton"),
-    pytest.param("Dining-3", ["grab(cup)", "putin(cup, cutlery_tray)"], id="putin",
-                 marks=_fails(AssertionError, "released, the cup lands beside the tray: reads ON sideboard")),
-    pytest.param("Desk-1", ["open(pencil_case)"], id="open_lid", marks=_fails(OutOfReach, REACH)),
-    pytest.param("Desk-1", ["open(drawer_1)"], id="open_drawer", marks=_fails(OutOfReach, REACH)),
-    pytest.param("Desk-12", ["press(desk_lamp)"], id="press",
-                 marks=_fails(Missed, "the lamp does not click: the hand knocks it over (DETACHED)")),
-    pytest.param("Desk-1", ["attach(highlighter_body, highlighter_cap)"], id="attach",
-                 marks=_fails(OutOfReach, REACH)),
+    pytest.param("Dining-3", ["grab(cup)", "putin(cup, cutlery_tray)"], id="putin"),
+    pytest.param("Desk-1", ["open(pencil_case)"], id="open_lid"),
+    # counterweighted lids with a neighbour 3.5 cm behind: the box, its contents and the
+    # neighbour stay put (with a solid counterweight the primer bottle in the makeup box read
+    # DETACHED, and the book's raised cover no longer read hiding the pencil case behind it)
+    pytest.param("Cosmetics-1", ["open(makeup_box)"], id="open_lid_box"),
+    pytest.param("Desk-1", ["open(book_1)"], id="open_cover"),
+    pytest.param("Desk-1", ["open(drawer_1)"], id="open_drawer"),
+    pytest.param("Desk-12", ["press(desk_lamp)"], id="press"),
+    # Cosmetics-4's eyeliner: both parts on the vanity, neither hidden (Desk-1's highlighter body
+    # lies in the closed lower drawer tier, which the graph does not let a hand reach)
+    pytest.param("Cosmetics-4", ["attach(eyeliner_cap, eyeliner_pencil)"], id="attach"),
 ])
 def test_each_skill_in_isolation_in_physics_mode(backend, scene_id, texts):
     _isolated(backend, scene_id, texts)

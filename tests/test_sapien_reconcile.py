@@ -157,3 +157,54 @@ def test_lid_opened_behind_the_graphs_back_hides_as_its_conditioned_edge_says(ba
     world.step(100)
     moved = backend.reconcile(got)
     assert RemoveEdge(edge) in diff(got, moved)
+
+
+def test_a_hand_reads_holding_one_thing_the_welded_one(backend):
+    """Assisted-mode crash of the bench: a body welded to the left hand and another that both
+    its fingers pinched read HELD by that hand twice, and the second MoveNode raised
+    RewriteError ("left hand already holds ..."). A hand holds one thing: the welded one; the
+    other reads where it is apart from the hand (here in the air: DETACHED)."""
+    from robograph.rewrite import DETACHED, HELD, MoveNode, apply_all
+    from robograph_backends.sapien_tabletop.sense import holding_hand
+
+    g0 = baseline_graph("Buffet-T1")
+    backend.reset(g0, seed=0)
+    world = backend.world
+    welded, pinched = "croissant", "fruit_cup"
+    fingers = world.robots["left"].get_active_joints()[-2:]
+    for joint in fingers:
+        joint.set_drive_target(0.0)
+    for _ in range(60):  # held at the grip point while the fingers close on it
+        world.teleport(pinched, world.grip_pose("left")[:3, 3])
+        world.step(1)
+    world.step(20)
+    assert holding_hand(world, pinched) == "left"
+    world.teleport(welded, world.grip_pose("left")[:3, 3])
+    world.weld(welded, "left")
+    expected = apply_all(g0, [MoveNode(welded, HELD, "left")])
+    got = backend.reconcile(expected)
+    assert got.hand_of(welded) == "left" and got.hand_of(pinched) is None
+    assert MoveNode(pinched, DETACHED, "") in diff(expected, got)
+
+
+def test_content_of_a_closed_drawer_tier_is_not_measured_through_its_front_panel(backend):
+    """Desk-2: the stapler in the upper tier stands, from the head camera, over the pen in the
+    closed lower tier. The pen cannot be seen (the drawer's front panel and the tier above hide
+    it), so no OCCLUDES is read; opened, the lower drawer carries the pen out from under the
+    tier above and it is measured again: still nothing hides it."""
+    from robograph.rewrite import apply_all
+    from robograph_backends.sapien_tabletop.occlusion import covered_pairs
+    from robograph_backends.sapien_tabletop.sense import read
+
+    g0 = baseline_graph("Desk-2")
+    backend.reset(g0, seed=0)
+    assert g0.location["stapler"].dst == "drawer_1" and g0.location["pen"].dst == "drawer_2"
+    assert not g0.is_open("drawer_2") and not any(e.dst == "pen" for e in g0.edges_of(OCCLUDES))
+    got = backend.reconcile(g0)
+    assert diff(g0, got) == []
+    opened = apply_all(g0, [SetAttr("drawer_2", "open", True)])
+    backend.realize(opened, [SetAttr("drawer_2", "open", True)])
+    reading = read(backend.world, opened)
+    pairs = covered_pairs(backend.world, opened, reading.locations, reading.placed_blockers)
+    assert not any(t == "pen" for _, t in pairs)
+    assert backend.reconcile(opened) == opened

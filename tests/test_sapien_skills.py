@@ -5,6 +5,7 @@ action's symbolic outcome."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from compiled_scenes import baseline_graph
 
@@ -71,3 +72,21 @@ def test_assisted_open_servos_the_lid_and_says_so(assisted):
     assisted.reset(g, seed=0)
     g, info = _run(assisted, g, "open(pencil_case)")
     assert g.is_open("pencil_case") and info["assists"] == ["servo pencil_case"]
+
+
+def test_an_arm_turns_aside_and_carries_to_its_own_side_wherever_the_rail_stands(assisted):
+    """The rail slid 33 cm: both shoulders stand at y > 0. The right arm, turned aside for the
+    left hand working in front of it, and carried, must still go to its own side (-y, away
+    from the left arm). Judged from world y = 0 it turned into the left arm's elbow, which then
+    stopped ~1 cm short of every set point (attach missed its seat by 1.5 cm)."""
+    assisted.reset(baseline_graph("Desk-1"), seed=0)
+    robot = assisted.robot
+    x, y = robot.base()
+    robot.drive_base((x, y + 0.33, 0.0, 0.0))
+    right = float(robot.world.robots["right"].get_root_pose().p[1])
+    left = float(robot.world.robots["left"].get_root_pose().p[1])
+    assert 0.0 < right < left
+    assert robot.move_hand("left", np.array([x + 0.4, right + 0.1, 0.95]), 0.0)
+    assert robot.hand_position("right")[1] < right - 0.05  # turned away from the left arm
+    robot.carry("right")
+    assert robot.hand_position("right")[1] < right - 0.05

@@ -17,7 +17,7 @@ from dataclasses import replace
 import numpy as np
 
 from robograph.graph import SceneGraph
-from robograph.rotations import yaw_of
+from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
@@ -34,7 +34,9 @@ from robograph_backends.sapien_tabletop.world import (
     BUTTON_DEPTH,
     BUTTON_HALF,
     HANDS,
+    LIP,
     READY_QPOS,
+    TAB_HALF,
     TIMESTEP,
     WALL,
     World,
@@ -57,10 +59,13 @@ SPOT_CHOICES = 3
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
 TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
-RAIL_SPEED = 0.5  # m/s the base slides along the table
+RAIL_SPEED = 0.4  # m/s the base slides along the table
+RAIL_STEPS = 2  # physics steps between root moves
+RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
 RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
 RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
 RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
+DRAWER_DIP = math.radians(25)  # a closed drawer's bar is approached this far below level
 HANDLE_BAR = 0.02  # m: a drawer's handle bar, finger span (world.py builds it 2 cm thick)
 
 
@@ -101,14 +106,23 @@ class SapienRobot:
         if abs(dy) < 0.01:
             return True
         roots = {h: r.get_root_pose() for h, r in self.world.robots.items()}
-        steps = max(2, int(abs(dy) / RAIL_SPEED / (10 * TIMESTEP)))
+        # the root moves every RAIL_STEPS physics steps: moved every 10, the fingers jumped
+        # 1.5 cm at a time through what they held and dropped it
+        steps = max(2, int(abs(dy) / RAIL_SPEED / (RAIL_STEPS * TIMESTEP)))
+        # what both fingers of a hand hold moves with the rail (the roots are teleported, which
+        # gives the fingers no velocity: alone, a 1 mm step dropped a held glass)
+        carried = {node: body_pose(self.world, node) for node in _held_by_fingers(self.world)}
+        dt = RAIL_STEPS * TIMESTEP
         for k in range(1, steps + 1):
             s = k / steps
             s = s * s * (3 - 2 * s)
+            shift = np.array([0.0, dy * s, 0.0])
             for h, r in self.world.robots.items():
-                p = np.asarray(roots[h].p, dtype=float) + np.array([0.0, dy * s, 0.0])
-                r.set_root_pose(sapien.Pose(p, roots[h].q))
-            self.motion.run(10 * TIMESTEP)
+                r.set_root_pose(sapien.Pose(np.asarray(roots[h].p, dtype=float) + shift, roots[h].q))
+            for node, T in carried.items():
+                self.world.teleport(node, T[:3, 3] + shift, tuple(quat_from_mat(T[:3, :3])))
+            self.motion.run(dt)
+        self.motion.run(RAIL_SETTLE)
         return True
 
     def _clear_way(self, hand: str, position: np.ndarray) -> None:
@@ -118,7 +132,7 @@ class SapienRobot:
             if other == hand:
                 continue
             base = np.asarray(self.world.robots[other].get_root_pose().p, dtype=float)
-            side = 1.0 if base[1] >= 0 else -1.0
+            side = self._side(other)
             if side * (float(position[1]) - base[1]) > -CROSS_MARGIN and not self.motion.tucked[other]:
                 q = np.array(READY_QPOS)
                 q[0] = side * TUCK_TURN
@@ -128,18 +142,27 @@ class SapienRobot:
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
         self._clear_way(hand, position)
-        closing = np.array([math.cos(yaw), math.sin(yaw), 0.0])
         # where straight down has no IK solution (far across the table) the approach tilts
-        # toward +x, as a person reaches; a straight move keeps the tilt it started with
+        # toward +x, as a person reaches; a straight move keeps the tilt it started with. The
+        # fingers are symmetric: yaw + pi is the same grip, and the wrist reaches one of the two
+        # where the other is out of its range (the nearer the hand's present yaw first)
         tilts = [self._tilt[hand]] if straight else [t for t in TILTS]
+        now = self.hand_yaw(hand)
+        yaws = sorted((yaw, yaw + math.pi), key=lambda y: abs(math.remainder(y - now, 2 * math.pi)))
         ok = False
         for tilt in tilts:
             p = pitch + tilt
             approach = np.array([math.sin(p), 0.0, -math.cos(p)])
-            before = len(self.failures)
-            ok = self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
-            self._tilt[hand] = tilt
-            new = self.failures[before:]
+            new: list[str] = []
+            for y in yaws:
+                closing = np.array([math.cos(y), math.sin(y), 0.0])
+                before = len(self.failures)
+                ok = self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration,
+                                      straight=straight)
+                self._tilt[hand] = tilt
+                new = self.failures[before:]
+                if ok or not any("no IK solution" in f for f in new):
+                    break
             if ok or not any("no IK solution" in f for f in new):
                 break
         return ok
@@ -152,7 +175,24 @@ class SapienRobot:
         keeps a whole-body pull a skill asks for from raising a TypeError out of `execute`."""
         del base
         self._clear_way(hand, position)
-        return self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration, straight=straight)
+        # the fingers are symmetric: closing along -closing is the same grip, and which of the
+        # two the wrist reaches depends on the side of the shoulder (a drawer bar 20 cm to the
+        # right was out of reach with one roll, within reach with the other); the one nearer the
+        # hand's present roll first on a straight move (a pull keeps its wrist); else the one
+        # closing toward the shoulder's side (IK over the reach band: a hand pointing forward
+        # beside its shoulder reaches far with it, only 25 cm with the other)
+        now = self.world.grip_pose(hand)[:3, 1]
+        closing = np.asarray(closing, dtype=float)
+        toward = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float) - np.asarray(position, dtype=float)
+        toward[2] = 0.0
+        prefer = now if straight else toward
+        ok = False
+        for c in sorted((closing, -closing), key=lambda c: -float(c @ prefer)):
+            before = len(self.failures)
+            ok = self.motion.move(hand, position, hand_rotation(approach, c), duration=duration, straight=straight)
+            if ok or not any("no IK solution" in f for f in self.failures[before:]):
+                break
+        return ok
 
     def hand_position(self, hand: str) -> np.ndarray:
         return self.world.grip_pose(hand)[:3, 3].copy()
@@ -168,9 +208,17 @@ class SapienRobot:
         if T[2, 3] < self._carry_height(hand) - 0.05:
             self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True)
         base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
-        side = 1.0 if base[1] >= 0 else -1.0
+        side = self._side(hand)
         if not self.move_hand(hand, base + CARRY * np.array([1.0, side, 1.0]), self.hand_yaw(hand)):
             self.stow(hand)
+
+    def _side(self, hand: str) -> float:
+        """+1 when the arm's own side (away from the other arm) is +y, else -1. Taken from the
+        base's midpoint, not world y = 0: after the rail slid 33 cm, both shoulders stood at
+        y > 0 and the right arm, tucked 'to its side', turned into the left arm's elbow, which
+        then stopped 1 cm short of every set point (attach missed its seat by 1.5 cm)."""
+        y = float(self.world.robots[hand].get_root_pose().p[1])
+        return 1.0 if y >= float(self.base()[1]) else -1.0
 
     def _carry_height(self, hand: str) -> float:
         return float(self.world.robots[hand].get_root_pose().p[2]) + float(CARRY[2])
@@ -249,6 +297,22 @@ class TabletopAssist:
         return True
 
 
+def _held_by_fingers(world: World) -> list[str]:
+    """Free bodies both fingers of one hand touch now (one pass over the contacts)."""
+    touched: dict[tuple[str, str], set[str]] = {}
+    for contact in world.scene.get_contacts():
+        if not any(p.separation < 1e-3 for p in contact.points):
+            continue
+        a, b = (c.entity for c in contact.bodies)
+        for mine, other in ((a, b), (b, a)):
+            node = world.entity_node.get(mine.per_scene_id)
+            hand = world.hand_of_entity.get(other.per_scene_id)
+            if node is not None and hand is not None and other.name in FINGERS and node not in world.welds \
+                    and world.layout.placements[node].parent is not None and node not in world.joints:
+                touched.setdefault((node, hand), set()).add(other.name)
+    return sorted({node for (node, _), fingers in touched.items() if len(fingers) == 2})
+
+
 def _touches(world: World, hand: str, node: str, both: bool = False) -> bool:
     body = world.bodies[node]
     ids = {lk.entity.per_scene_id for lk in body.get_links()} if hasattr(body, "get_links") else {body.per_scene_id}
@@ -292,11 +356,14 @@ class TabletopScene:
             # RAIL_OFFSET out to the arm's own side (away from the other arm)
             side = 1.0 if roots[hand][1] >= y else -1.0
             return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
-        keep = RAIL_KEEP if hand is not None else RAIL_OFFSET
+        keep = RAIL_KEEP if hand is not None and not operate else RAIL_OFFSET
         if abs(across) <= keep:
             return (x, y, 0.0, 0.0)
-        # slide so the point ends RAIL_OFFSET across, on the side it is on now
-        return (x, y + across - np.sign(across) * RAIL_OFFSET, 0.0, 0.0)
+        # slide so the point ends RAIL_OFFSET across (to open or close something, too: a lid's
+        # tab rises 35 cm along its arc, out of reach 45 cm across), out on the hand's own side
+        # (on its inner side the other arm was in the way of a hand putting a croissant down)
+        side = float(np.sign(across)) if hand is None else (1.0 if roots[hand][1] >= y else -1.0)
+        return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
 
     def outward(self, node: str) -> np.ndarray:
         return np.array([-1.0, 0.0, 0.0])  # the robot works from the table's front (-x)
@@ -389,7 +456,13 @@ class TabletopScene:
         if pl.app.articulation == "drawer":
             R = leaf[:3, :3]
             grip = at(leaf, (-hx - 0.01, 0.0, 0.0))
-            return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 0, 1.0]), HANDLE_BAR, "slide",
+            # an open drawer's bar is taken from above: from the front, the hand lining up in
+            # front of a bar pulled out toward the arms had no room (IK) between bar and shoulder
+            # a closed one from the front and above (DRAWER_DIP down): level, a forearm reaching
+            # a lower drawer's bar ran into the top above it
+            dip = np.array([math.cos(DRAWER_DIP), 0.0, -math.sin(DRAWER_DIP)])
+            approach = R @ dip if q < opened / 2 else np.array([0.0, 0.0, -1.0])
+            return Handle(name, grip, approach, R @ np.array([0, 1.0, 0]), HANDLE_BAR, "slide",
                           R @ np.array([-1.0, 0, 0]), grip, q, opened, -R[:, 0], 0.01, 0.01, 0.0)
         R = leaf[:3, :3]
         if pl.app.articulation == "hinged_door":  # vertical hinge at the -y edge of the front panel
@@ -399,10 +472,14 @@ class TabletopScene:
             return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 1.0, 0]), WALL, "hinge",
                           axis, pivot, q, opened, -R[:, 0], WALL / 2, WALL / 2, 2 * hy)
         # lid / book cover: hinge along y at the back top edge; the grip is the free (front) edge
+        # the tab is pinched from above, the fingers closing along the hinge axis: it turns
+        # between them like a pin and the hand keeps its orientation along the arc (pinched at its
+        # edge from the front, the wrist turning with the lid ran out of reach at 50 deg)
         pivot = at(root, (hx, 0.0, hz + WALL / 2))
-        grip = at(leaf, (-hx + 0.01, 0.0, hz + WALL / 2))
-        return Handle(name, grip, R @ np.array([1.0, 0, 0]), R @ np.array([0, 0, 1.0]), WALL, "hinge",
-                      root[:3, 1], pivot, q, opened, R[:, 2], WALL / 2, WALL / 2, 2 * hx)
+        grip = at(leaf, (-hx - LIP / 2, 0.0, hz + WALL / 2))
+        axis = root[:3, 1]
+        return Handle(name, grip, -root[:3, 2], axis, 2 * TAB_HALF, "hinge",
+                      axis, pivot, q, opened, R[:, 2], WALL / 2, WALL / 2, 2 * hx + LIP)
 
     def hand_on(self, hand: str, handle: str) -> bool:
         return _touches(self.world, hand, handle, both=True)

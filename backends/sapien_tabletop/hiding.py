@@ -25,7 +25,7 @@ from robograph.graph import OBJECT, OCCLUDES, SceneGraph
 from robograph_backends.coverage import COVER_FRACTION, Primitives, coverage, surface
 from robograph_backends.sapien_tabletop.cameras import head_viewpoint
 from robograph_backends.sapien_tabletop.layout import WALL, Layout, Placement, region_of, solve
-from robograph_backends.sapien_tabletop.world import ARM_BASES, ARM_SETBACK, LID_OPEN
+from robograph_backends.sapien_tabletop.world import ARM_BASES, LID_OPEN
 
 GROW_STEP = 0.02  # m a blocker grows taller per try (as the MuJoCo kitchen's)
 GROW_STEPS = 20  # ... at most this many tries (40 cm); set by hand
@@ -219,13 +219,11 @@ def step_aside(layout: Layout, graph: SceneGraph) -> Layout:
 
 
 def _arm_rooms(layout: Layout) -> list[tuple[np.ndarray, np.ndarray]]:
-    """ARM_ROOM of each Panda in the world: the bases stand ARM_SETBACK in front of the table's
-    front edge at its top's height (world.py)."""
-    table = layout.placements[layout.table]
-    base_x = table.centre[0] - table.size[0] / 2 - ARM_SETBACK
+    """ARM_ROOM of each Panda in the world: the bases stand on the layout's base line
+    (`Layout.robot_x`, `robot_z`) at world.py's ARM_BASES."""
     out = []
     for y in ARM_BASES.values():
-        base = np.array([base_x, y, table.size[2]])
+        base = np.array([layout.robot_x, y, layout.robot_z])
         out.append((base + ARM_ROOM[0], base + ARM_ROOM[1]))
     return out
 

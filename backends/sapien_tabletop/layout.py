@@ -4,9 +4,16 @@ The table is the scene's root surface (the SURFACE furniture no location edge po
 robot stands at its front edge (-x) and the head camera looks along +x. Children of a region are
 packed in rows from the front with the MuJoCo backend's pure packing (an OCCLUDES pair becomes a
 column, the blocker in front of its target as seen from the head camera; `hiding.py` then sizes
-the blockers so they really hide). Drawer
-tiers inside a cabinet are stacked bottom to top. Sizes and colours come from the shared object
+the blockers so they really hide). Drawer tiers inside a cabinet are stacked top-down, their
+fronts flush with the cabinet's open front. Sizes and colours come from the shared object
 catalog (`assets/objects.yaml`); a category the catalog does not list is refused, naming it.
+
+Reach (RoboTwin-like compact layout): the Pandas reach a top-down grasp from ~0.3 to ~0.7 m
+ahead of their shoulders, so what stands on free-standing furniture is packed in the band
+REACH_NEAR..REACH_FAR ahead of the arms' base line, the furniture growing along y (the rail)
+until its rows fit the band; free-standing furniture has its long side along y, its front on
+one line; drawer tiers are at most TIER_DEPTH deep and a piece holding them stands TIER_SETBACK
+from the arms, so a drawer pulled out ends where the hand still reaches its bar.
 """
 
 from __future__ import annotations
@@ -38,6 +45,16 @@ FLOOR_GAP = 0.15  # between free-standing furniture beside the table, along -y (
 ARTICULATED = ("drawer", "lid", "book_cover", "hinged_door")
 SLOT = 0.075  # m across per capacity unit of a movable container (a 62 mm item and the gap to place it)
 SLOTS_PER_ROW = 4
+SETBACK = 0.10  # m from the arms' base line to the front edge of free-standing furniture ...
+TIER_SETBACK = 0.36  # ... holding drawer tiers (a drawer pulled out 0.21 m ends 0.15 m ahead)
+REACH_NEAR = 0.32  # m ahead of the arms' base line the first packed row on a free-standing top starts
+REACH_FAR = 0.66  # ... and the rows end by this (top-down IK holds out to ~0.7 m)
+TIER_DEPTH = 0.26  # m: deepest drawer tier (its travel is DRAWER_TRAVEL of this)
+FIXTURE_HEIGHT = 0.3  # m: furniture standing on a top is at most this tall (grown for its contents)
+MIN_BASE_Z = 0.22  # m: the arms' bases stand at least this high (over a play mat on the floor, the
+# lids of 30 cm bins rise 35 cm above their rims: top-down IK holds from 0.3 m below the base to 0.45 above)
+TOP_SPARE = 1.0  # m of free width a free-standing top gets beyond its packed rows
+MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +87,18 @@ class Layout:
     placements: dict[str, Placement] = field(default_factory=dict)
     regions: dict[str, Region] = field(default_factory=dict)
     blocking: dict[str, str] = field(default_factory=dict)  # blocker -> the node it hides
+    robot_x: float = 0.0  # x of the arms' base line (m, world), in front (-x) of the table
+    robot_z: float = 0.0  # height of the arms' bases (m): the table top, at least MIN_BASE_Z
+
+
+def setback(placement: Placement) -> float:
+    """How far the free-standing `placement` stands behind the arms' base line (m)."""
+    return TIER_SETBACK if placement.cabinet else SETBACK
+
+
+def band_margin(setback_m: float) -> float:
+    """Front margin (m) of the first packed row on a free-standing top `setback_m` from the arms."""
+    return max(FRONT_MARGIN, REACH_NEAR - setback_m)
 
 
 def buildable(graph: SceneGraph) -> list[str]:
@@ -125,29 +154,41 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
     wholes = assembly_wholes(graph)
     apps = {n: appearance(graph.nodes[n]) for n in graph.nodes
             if graph.nodes[n].kind in (FURNITURE, OBJECT) and n not in wholes}
-    tx, ty, tz = apps[table].size
-    if tx > ty:  # the table's long side across the robot (y): its far edge stays within reach
-        apps[table] = replace(apps[table], size=(ty, tx, tz))
+    for node, app in apps.items():
+        tx, ty, tz = app.size
+        if app.articulation == "drawer":  # shallow drawers: pulled out, the bar stays within reach
+            if tx > TIER_DEPTH:
+                apps[node] = replace(app, size=(TIER_DEPTH, max(tx, ty), tz))
+        elif tx > ty:  # long side across the robot (y): rows stay shallow, the far edge within reach
+            apps[node] = replace(app, size=(ty, tx, tz))
+        loc = graph.location.get(node)
+        if graph.nodes[node].kind == FURNITURE and loc is not None and loc.dst in (table, *others):
+            # furniture standing on a top (a toy shelf, a mini fridge) low enough for the arms
+            # to reach over it (what it must hold still grows it back)
+            apps[node] = replace(apps[node], size=(*apps[node].size[:2], min(apps[node].size[2], FIXTURE_HEIGHT)))
     for node, extra in (deeper or {}).items():
         a = apps[node]
         apps[node] = replace(a, size=(a.size[0] + extra, a.size[1], a.size[2]))
-    sizes = _fitted_sizes(graph, kids, apps)
+    sizes = _fitted_sizes(graph, kids, apps, {table, *others})
     lay = Layout(table)
     tsize = sizes[table]
     lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False,
                                       _holds_tiers(table, kids, apps))
     lay.regions[table] = Region((0.0, 0.0, tsize[2]), (tsize[0] / 2, tsize[1] / 2), 0.0)
+    lay.robot_x = -tsize[0] / 2 - setback(lay.placements[table])
+    lay.robot_z = max(tsize[2], MIN_BASE_Z)
     y = -tsize[1] / 2 - FLOOR_GAP
     for other in [table, *others]:
         if other != table:
             s = sizes[other]
-            centre = (-tsize[0] / 2 + s[0] / 2, y - s[1] / 2, s[2] / 2)
+            front = lay.robot_x + (TIER_SETBACK if _holds_tiers(other, kids, apps) else SETBACK)
+            centre = (front + s[0] / 2, y - s[1] / 2, s[2] / 2)
             y -= s[1] + FLOOR_GAP
             container = _is_container(graph, other, apps[other])
             lay.placements[other] = Placement(other, centre, s, apps[other], None, None, container,
                                               _holds_tiers(other, kids, apps))
             lay.regions[other] = region_of(lay.placements[other])
-        _place_children(graph, other, kids, apps, sizes, lay)
+        _place_children(graph, other, kids, apps, sizes, lay, root=True)
     for node, pl in list(lay.placements.items()):
         if graph.nodes[node].has(PRESSABLE):
             if pl.container or pl.app.articulation != "none":
@@ -161,10 +202,11 @@ def _holds_tiers(node: str, kids: Mapping[str, list[tuple[str, str]]], apps: Map
 
 
 def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
-                  apps: Mapping[str, Appearance]) -> dict[str, tuple[float, float, float]]:
+                  apps: Mapping[str, Appearance], roots: set[str]) -> dict[str, tuple[float, float, float]]:
     """Catalog sizes, grown bottom-up where a node must hold what the graph puts in or on it:
     a cabinet its stacked drawer tiers, a container or surface its packed children (a
-    container also as tall as its tallest child, so a lid closes over it)."""
+    container also as tall as its tallest child, so a lid closes over it); a free-standing
+    top (`roots`) as wide as its children need to fit the reach band in rows."""
     sizes: dict[str, tuple[float, float, float]] = {}
 
     def size(node: str) -> tuple[float, float, float]:
@@ -193,8 +235,16 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
             walls = 2 * WALL if _is_container(graph, node, apps[node]) else 0.0
             units = _units(graph, rest, sizes)
             inner = max(sy - walls, max(u.width for u in units))
+            margin = FRONT_MARGIN
+            if node in roots:
+                margin = band_margin(TIER_SETBACK if tiers else SETBACK)
+                band = REACH_FAR - (TIER_SETBACK if tiers else SETBACK) - margin
+                while pack_extent(units, inner)[1] > band and inner < MAX_TOP_WIDTH:
+                    inner += 0.05
             width, depth = pack_extent(units, inner)
-            sx = max(sx, depth + 2 * FRONT_MARGIN + walls)
+            if node in roots:  # free room in the band for what is moved aside or put down there
+                width += TOP_SPARE
+            sx = max(sx, depth + margin + FRONT_MARGIN + walls)
             sy = max(sy, width + walls)
             if walls:
                 sz = max(sz, max(sizes[c][2] for c in rest) + WALL + CLEARANCE)
@@ -208,7 +258,7 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
 
 def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tuple[str, str]]],
                     apps: Mapping[str, Appearance], sizes: Mapping[str, tuple[float, float, float]],
-                    lay: Layout) -> None:
+                    lay: Layout, root: bool = False) -> None:
     region = lay.regions[parent]
     children = kids.get(parent, [])
     tiers = [c for c, rel in children if rel == INSIDE and apps[c].articulation == "drawer"]
@@ -219,13 +269,16 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
         for t in tiers:
             s = sizes[t]
             z -= s[2] + TIER_GAP
-            x = pc.centre[0] + pc.size[0] / 2 - WALL - s[0] / 2  # against the back wall, front flush
+            x = pc.centre[0] - pc.size[0] / 2 + s[0] / 2  # front flush with the case's open front
             lay.placements[t] = Placement(t, (x, pc.centre[1], z + s[2] / 2), s, apps[t], parent,
                                           INSIDE, True)
     units = _units(graph, [c for c, _ in rest], sizes)
     cx, cy, floor = region.centre
     for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1],
-                       front_margin=FRONT_MARGIN):
+                       front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN,
+                       # in a walled container the rows are centred front to back: a palm reaching
+                       # down to a croissant at the front of a chafing dish hit its front wall
+                       centre_depth=region.half[0] if lay.placements[parent].container else None):
         s = sizes[p.node]
         rel = dict(rest)[p.node]
         lay.placements[p.node] = Placement(p.node, (p.x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,

@@ -15,6 +15,15 @@ cabinet's top over a drawer's contents) count for no blocker; a target's contain
 contents are not its blockers (a tray's walls around a muffin are no occlusion); a blocker's
 moving parts (a raised lid, an open book cover) count only for the graph's attribute-conditioned
 pairs ("occludes when open").
+
+Closed enclosures. A closed lid or door is not a hider: opening it leaves the contents where
+they are, so they are measured as they will be seen when it opens (the MuJoCo kitchen's rule for
+its fridge). A closed drawer is different: opening it carries its contents out from under the
+tier above, so what would hide them through its front panel now (the content of the tier above:
+Desk-2's stapler over the pen) is not what will hide them. A target in a closed drawer is
+therefore not measured (its graph edges stand, as for one nothing of which can be seen), and a
+sight line that meets the walls of a drawer or box a blocker lies in (not the target's) before the
+blocker is that panel's, not the blocker's (`coverage`'s shield).
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from robograph_backends.coverage import COVER_FRACTION, Primitives, coverage, ma
 from robograph_backends.reading import Location
 from robograph_backends.sapien_tabletop.cameras import head_viewpoint
 from robograph_backends.sapien_tabletop.deps import sapien_module
-from robograph_backends.sapien_tabletop.sense import body_pose
+from robograph_backends.sapien_tabletop.sense import body_pose, joint_fraction
 from robograph_backends.sapien_tabletop.world import World
 
 
@@ -55,6 +64,8 @@ def primitives(world: World, nodes: Iterable[str], *, moving_parts: bool = True)
     for node in nodes:
         for T, shapes in _entities(world, node, moving_parts):
             for sh in shapes:
+                if not any(sh.get_collision_groups()):
+                    continue  # collides with nothing: a lid's counterweight (mass only) or a welded body
                 L = np.asarray(sh.get_local_pose().to_transformation_matrix())
                 W = T @ L
                 if isinstance(sh, sapien.physx.PhysxCollisionShapeBox):
@@ -82,6 +93,32 @@ def _hiders(world: World, static: Primitives, chain: list[str]) -> Primitives:
         return static
     own = primitives(world, movable, moving_parts=False)
     return Primitives(*(np.concatenate([a, b]) for a, b in zip(_fields(static), _fields(own), strict=True)))
+
+
+def _closed_drawer(world: World, chain: list[str]) -> bool:
+    """Whether a node lies in a drawer that is closed (see the module docstring)."""
+    return any(n in world.joints and world.layout.placements[n].app.articulation == "drawer"
+               and joint_fraction(world, n) <= 0.5 for n in chain)
+
+
+def _shield(world: World, chain: list[str], target_chain: list[str]) -> Primitives:
+    """The walls around a blocker that are not around its target: the sliding shells of the
+    drawers and the walls (not lids) of the movable boxes the blocker lies in."""
+    boxes: list = []
+    cylinders: list = []
+    for n in chain:
+        if n in target_chain or n not in world.bodies or not world.layout.placements[n].container:
+            continue
+        if world.layout.placements[n].app.articulation == "drawer":
+            part = primitives(world, [n])  # the drawer's root has no shapes: its shell is the link
+        elif world.graph_nodes.get(n) is not None and world.graph_nodes[n].kind != FURNITURE:
+            part = primitives(world, [n], moving_parts=False)
+        else:
+            continue
+        boxes += [(c, m, h) for c, m, h in zip(part.box_centres, part.box_mats, part.box_halves, strict=True)]
+        cylinders += [(c, a, r, h) for c, a, r, h in zip(part.cyl_centres, part.cyl_axes, part.cyl_radii,
+                                                         part.cyl_halves, strict=True)]
+    return Primitives.of(boxes, cylinders)
 
 
 def _fields(p: Primitives) -> tuple[np.ndarray, ...]:
@@ -118,35 +155,42 @@ def _chain(world: World, locations: Mapping[str, Location], node: str) -> list[s
 
 
 def covered_pairs(world: World, expected: SceneGraph, locations: Mapping[str, Location],
-                  placed: Iterable[str]) -> dict[tuple[str, str], float]:
+                  placed: Iterable[str], involving: str | None = None) -> dict[tuple[str, str], float]:
     """(blocker, target) -> coverage of every pair of placed objects the head camera sees covered
     (more than COVER_FRACTION). A target nothing of which can be seen (fixed furniture or its
     container's walls hide all of it) is not measured: its active edges in `expected` are
-    returned as they are, with coverage NaN."""
+    returned as they are, with coverage NaN. `involving`: only the pairs with this node (realize
+    trying spots for it)."""
     placed = sorted(placed)
+    if involving is not None and involving not in placed:
+        return {}
     chains = {n: _chain(world, locations, n) for n in placed}
     conditioned = {(e.src, e.dst) for e in expected.edges_of(OCCLUDES) if e.when}
     static = static_primitives(world, expected)
     out: dict[tuple[str, str], float] = {}
     for target in placed:
+        candidates = placed if involving in (None, target) else [involving]
         T = body_pose(world, target)
         t_half = half_of(world, target)
         cam = head_viewpoint(float(T[1, 3]))
         unrelated = set(chains[target]) | {n for n, ch in chains.items() if target in ch}
-        near = [b for b in placed if b != target and b not in unrelated
+        near = [b for b in candidates if b != target and b not in unrelated
                 and may_cover(cam, body_pose(world, b)[:3, 3], float(np.linalg.norm(half_of(world, b))),
                               T[:3, 3], float(np.linalg.norm(t_half)))]
+        if not near and involving is not None:
+            continue
         surf = surface(primitives(world, [target]), T[:3, 3], T[:3, :3], t_half, cam,
                        _hiders(world, static, chains[target]))
-        if float(surf.weights.sum()) <= 0.0:
-            # nothing of it can be seen whatever the blockers do (on the floor of a deep bin):
-            # no measurement, so the graph's active edges to it stand
+        if float(surf.weights.sum()) <= 0.0 or _closed_drawer(world, chains[target]):
+            # nothing of it can be seen whatever the blockers do (on the floor of a deep bin, in
+            # a closed drawer): no measurement, so the graph's active edges to it stand
             for e in expected.edges_of(OCCLUDES):
                 if e.dst == target and e.src in placed and expected.occlusion_active(e):
                     out[(e.src, target)] = float("nan")
             continue
         for b in near:
-            share = coverage(primitives(world, [b], moving_parts=(b, target) in conditioned), cam, surf)
+            share = coverage(primitives(world, [b], moving_parts=(b, target) in conditioned), cam, surf,
+                             _shield(world, chains[b], chains[target]))
             if share > COVER_FRACTION:
                 out[(b, target)] = share
     return out
@@ -158,6 +202,8 @@ def pair_coverage(world: World, expected: SceneGraph, blocker: str, target: str)
     conditioned = any(e.when and e.src == blocker and e.dst == target for e in expected.edges_of(OCCLUDES))
     cam = head_viewpoint(float(T[1, 3]))
     locations = {n: loc for n in expected.nodes if (loc := _location_of(expected, n)) is not None}
+    chain = _chain(world, locations, target)
     surf = surface(primitives(world, [target]), T[:3, 3], T[:3, :3], half_of(world, target), cam,
-                   _hiders(world, static_primitives(world, expected), _chain(world, locations, target)))
-    return coverage(primitives(world, [blocker], moving_parts=conditioned), cam, surf)
+                   _hiders(world, static_primitives(world, expected), chain))
+    return coverage(primitives(world, [blocker], moving_parts=conditioned), cam, surf,
+                    _shield(world, _chain(world, locations, blocker), chain))

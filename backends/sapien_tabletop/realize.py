@@ -19,7 +19,7 @@ from dataclasses import replace
 import numpy as np
 
 from robograph.errors import BackendError
-from robograph.graph import CONTAINER, INSIDE, OBJECT, OCCLUDES, SceneGraph
+from robograph.graph import CONTAINER, INSIDE, OBJECT, OCCLUDES, ON, SceneGraph
 from robograph.rewrite import DETACHED, HELD
 from robograph_backends.mujoco_kitchen.catalog import appearance
 from robograph_backends.sapien_tabletop.hiding import GROW_MARGIN, grown_box, grown_placement
@@ -40,6 +40,8 @@ ASIDE_DISTANCE = 0.04  # m a blocker this far from its hiding spot no longer sta
 RIM_CLEARANCE = 0.01  # m a blocker grown in a container stays below its walls' top
 ASIDE_CLEAR = 0.05  # m kept around a blocker's hiding spot when it is moved aside
 PARK = (-3.0, 0.0)  # m: where an added node's body is built before it is put in place
+SPOT_TRIES = 60  # free spots a relocated node tries for one where no new occlusion is measured
+QUARTER_TURN = (0.7071068, 0.0, 0.0, 0.7071068)  # w, x, y, z: a quarter turn about z
 
 
 class RealizeError(BackendError):
@@ -109,11 +111,39 @@ def _location(world: World, graph: SceneGraph, node: str) -> None:
     rel, dst = want
     if dst not in world.layout.regions:
         raise RealizeError(f"{dst!r} has no region to put {node!r} {rel}; regions: {', '.join(sorted(world.layout.regions))}")
-    spot = next(spots_on(world, node, dst), None)
-    if spot is None:
-        raise RealizeError(f"no free spot {rel} {dst} for {node!r}")
-    world.teleport(node, spot)
     _reparent(world, node, dst, rel)
+    if not _unhidden_spot(world, graph, node, dst):
+        raise RealizeError(f"no free spot {rel} {dst} for {node!r}")
+
+
+def _unhidden_spot(world: World, graph: SceneGraph, node: str, dst: str) -> bool:
+    """Put `node` at a free spot of `dst` where it neither hides nor is hidden by anything the
+    graph has no OCCLUDES edge for (a relocation moves a node, it adds no occlusion: Cosmetics-1's
+    makeup sponge put on the vanity at the first free spot stood behind the 22 cm hand mirror),
+    trying the first SPOT_TRIES spots; else the first spot. False when there is no free spot."""
+    first = None
+    for k, spot in enumerate(spots_on(world, node, dst)):
+        first = spot if first is None else first
+        if k >= SPOT_TRIES:
+            break
+        world.teleport(node, spot)
+        if _new_occlusions(world, graph, node) == set():
+            return True
+    if first is None:
+        return False
+    world.teleport(node, first)
+    return True
+
+
+def _new_occlusions(world: World, graph: SceneGraph, node: str) -> set[tuple[str, str]]:
+    """Measured (blocker, target) pairs involving `node` that are not active edges of `graph`."""
+    from robograph_backends.sapien_tabletop.occlusion import covered_pairs
+
+    locations = {n: (e.rel, e.dst) for n, e in graph.location.items() if n in world.bodies}
+    placed = {n for n, (rel, _) in locations.items() if rel in (INSIDE, ON) and graph.nodes[n].kind == OBJECT}
+    pairs = covered_pairs(world, graph, locations, placed, involving=node)
+    want = {(e.src, e.dst) for e in graph.edges_of(OCCLUDES) if graph.occlusion_active(e)}
+    return {p for p in pairs if node in p and p not in want}
 
 
 def _reparent(world: World, node: str, dst: str, rel: str) -> None:
@@ -145,7 +175,7 @@ def _occlusions(world: World, graph: SceneGraph) -> None:
             del world.blocking[blocker]
         if (edge is None or aside) and graph.hand_of(blocker) is None and blocker in world.bodies \
                 and np.linalg.norm(position(world, blocker)[:2] - spot) <= ASIDE_DISTANCE:
-            _set_aside(world, graph, blocker, spot)
+            _set_aside(world, graph, blocker, target, spot)
 
 
 def _hide(world: World, graph: SceneGraph, blocker: str, target: str) -> None:
@@ -194,11 +224,48 @@ def _grow_to_hide(world: World, graph: SceneGraph, blocker: str, target: str) ->
     world.rebuild(grown_placement(replace(pl, centre=tuple(float(v) for v in b_centre)), centre, half))
 
 
-def _set_aside(world: World, graph: SceneGraph, blocker: str, spot: np.ndarray) -> None:
+def _set_aside(world: World, graph: SceneGraph, blocker: str, target: str, spot: np.ndarray) -> None:
+    """The blocker off its hiding spot, on the same support (the graph's `moved_aside` keeps its
+    location: a blocker moved aside in a bin stays in the bin): a free spot ASIDE_CLEAR clear of
+    where it hid, else, in a walled container, `_aside_within`."""
     loc = graph.location.get(blocker)
     if loc is None or loc.dst not in world.layout.regions:
         return
     to = next(aside_spots(world, blocker, loc.dst, spot, ASIDE_CLEAR), None)
-    if to is None:
-        raise RealizeError(f"no room on {loc.dst!r} to move {blocker!r} aside")
-    world.teleport(blocker, to)
+    if to is not None:
+        world.teleport(blocker, to)
+        return
+    if world.layout.placements[loc.dst].container and target in world.bodies \
+            and _aside_within(world, graph, blocker, target, loc.dst, spot):
+        return
+    raise RealizeError(f"no room on {loc.dst!r} to move {blocker!r} aside")
+
+
+def _aside_within(world: World, graph: SceneGraph, blocker: str, target: str, container: str,
+                  spot: np.ndarray) -> bool:
+    """Inside a container there is rarely ASIDE_CLEAR all round a hiding spot (Desk-1's trash bin,
+    20 x 30 cm inside, holds a note card and the crumpled paper grown 15 cm wide to hide it). So:
+    any free spot more than ASIDE_DISTANCE from the hiding spot, the blocker as it stands or
+    turned a quarter about z (its long side along x, beside the target), where it is measured
+    (`occlusion.pair_coverage`) no longer hiding the target. False, the blocker back where it
+    was, when there is none."""
+    from robograph_backends.coverage import COVER_FRACTION
+    from robograph_backends.sapien_tabletop.occlusion import pair_coverage
+
+    before, quat_before = position(world, blocker).copy(), _quat(world, blocker)
+    half = half_of(world, blocker)
+    for quat, h in ((quat_before, half), (QUARTER_TURN, half[[1, 0, 2]])):
+        for centre in spots_on(world, blocker, container, half=h):
+            if np.linalg.norm(centre[:2] - spot) <= ASIDE_DISTANCE + 0.01:
+                continue
+            world.teleport(blocker, centre, quat)
+            if pair_coverage(world, graph, blocker, target) < COVER_FRACTION:
+                return True
+    world.teleport(blocker, before, quat_before)
+    return False
+
+
+def _quat(world: World, node: str) -> tuple[float, ...]:
+    from robograph.rotations import quat_from_mat
+
+    return tuple(float(v) for v in quat_from_mat(body_pose(world, node)[:3, :3]))

@@ -70,24 +70,33 @@ def region_holds(world: World, node: str, rel: str, dst: str) -> bool:
     return not walled and resting(p, region.half, hz)
 
 
-def holding_hand(world: World, node: str) -> str | None:
-    """The hand whose two fingers both touch the node's body."""
+def finger_contacts(world: World, node: str) -> dict[str, tuple[set[str], float]]:
+    """hand -> (its finger links touching the node's body, the summed contact impulse of those
+    touches (N s, this step)): how firmly each hand's fingers press on it."""
     body = world.bodies[node]
     ids = {lk.entity.per_scene_id for lk in body.get_links()} if hasattr(body, "get_links") else {body.per_scene_id}
-    touched: dict[str, set[str]] = {}
+    out: dict[str, tuple[set[str], float]] = {}
     for contact in world.scene.get_contacts():
         a, b = (c.entity for c in contact.bodies)
         for mine, other in ((a, b), (b, a)):
             if mine.per_scene_id in ids and other.name in FINGERS:
                 hand = world.hand_of_entity.get(other.per_scene_id)
                 if hand is not None and any(p.separation < 1e-3 for p in contact.points):
-                    touched.setdefault(hand, set()).add(other.name)
-    return next((h for h, f in sorted(touched.items()) if len(f) == 2), None)
+                    fingers, impulse = out.get(hand, (set(), 0.0))
+                    push = sum(float(np.linalg.norm(p.impulse)) for p in contact.points)
+                    out[hand] = (fingers | {other.name}, impulse + push)
+    return out
 
 
-def measure_location(world: World, node: str, expected: SceneGraph) -> Location:
-    """Where a node's body is, from measurement alone (`expected` only names the candidates)."""
-    hand = world.welds[node][0] if node in world.welds else holding_hand(world, node)
+def holding_hand(world: World, node: str) -> str | None:
+    """The hand whose two fingers both touch the node's body."""
+    return next((h for h, (f, _) in sorted(finger_contacts(world, node).items()) if len(f) == 2), None)
+
+
+def measure_location(world: World, node: str, expected: SceneGraph, *, grip: bool = True) -> Location:
+    """Where a node's body is, from measurement alone (`expected` only names the candidates).
+    `grip` false: where it is apart from any hand (a hand holds one thing: `one_per_hand`)."""
+    hand = (world.welds[node][0] if node in world.welds else holding_hand(world, node)) if grip else None
     if hand is not None:
         return (HELD, hand)
     # candidates exclude what the node itself holds (a book's own contents do not hold the book)
@@ -103,6 +112,33 @@ def measure_location(world: World, node: str, expected: SceneGraph) -> Location:
     if on:
         return (ON, (nested or on)[0][1])
     return (DETACHED, "")
+
+
+def one_per_hand(world: World, locations: dict[str, Location], bodies_of: dict[str, tuple[str, ...]],
+                 expected: SceneGraph) -> None:
+    """A hand holds at most one thing (the graph refuses a second: RewriteError). Where two
+    read HELD by one hand (assisted mode: a welded body and another both fingers brushed), the
+    one it holds is chosen by measurement: a welded one first, else the firmest grip (the
+    largest finger contact impulse), ties by name; the others are measured where they are
+    apart from the hand. `bodies_of`: a node's bodies (an assembly whole: its parts)."""
+    by_hand: dict[str, list[str]] = {}
+    for node, (rel, hand) in sorted(locations.items()):
+        if rel == HELD:
+            by_hand.setdefault(hand, []).append(node)
+    for hand, nodes in sorted(by_hand.items()):
+        if len(nodes) < 2:
+            continue
+
+        def firmness(node: str, hand: str = hand) -> tuple[bool, float]:
+            parts = bodies_of.get(node, (node,))
+            welded = any(world.welds.get(p, ("",))[0] == hand for p in parts)
+            return welded, sum(finger_contacts(world, p).get(hand, (set(), 0.0))[1] for p in parts)
+
+        keep = max(nodes, key=firmness)  # the first of equals: nodes are sorted by name
+        for node in nodes:
+            if node != keep:
+                low = min(bodies_of.get(node, (node,)), key=lambda p: float(position(world, p)[2]))
+                locations[node] = measure_location(world, low, expected, grip=False)
 
 
 def _height_above_floor(world: World, node: str, dst: str) -> float:
@@ -159,6 +195,7 @@ def read(world: World, expected: SceneGraph) -> Reading:
             locations[whole] = held[0] if held else measure_location(world, low, expected)
         if expected.attr(whole, "assembled") is not None or whole in assembled:
             attrs[(whole, "assembled")] = whole in assembled
+    one_per_hand(world, locations, {w: pairs[w] for w in assembled}, expected)
     for node in sorted(world.joints):
         if node in expected.nodes:
             attrs[(node, "open")] = is_open(joint_fraction(world, node))

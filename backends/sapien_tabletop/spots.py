@@ -13,11 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR
 from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame
 from robograph_backends.sapien_tabletop.world import World
 
 GRID = 0.02  # m between candidate centres
-MARGIN = 0.015  # m kept between a spot's footprint and each occupant
+MARGIN = 0.015  # m kept between a spot's footprint and each occupant ...
+TOP_MARGIN = 0.03  # ... on free-standing furniture (1.5 cm: the hand coming down knocked a neighbour over)
 INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
 
@@ -78,10 +80,28 @@ def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = Non
     container's contents tightly and leaves no slot for what is put in later."""
     F, region = floor_frame(world, dst)
     h = half_of(world, node) if half is None else half
-    taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or [])
-    margin = INSIDE_MARGIN if world.layout.placements[dst].container else MARGIN
+    taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or []) \
+        + out_of_reach(world, dst, F, region.half)
+    pl = world.layout.placements[dst]
+    margin = INSIDE_MARGIN if pl.container else (TOP_MARGIN if pl.parent is None else MARGIN)
     for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=margin):
         yield F[:3, :3] @ local + F[:3, 3]
+
+
+def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float]) -> list[Box]:
+    """On free-standing furniture: the strips of its top nearer than REACH_NEAR to the arms'
+    base line (the Panda cannot bend down there) and deeper than REACH_FAR, as occupied
+    footprints (floor frame F), so spots fall in the band the layout packs into."""
+    if world.layout.placements[dst].parent is not None:
+        return []
+    out = []
+    near = world.layout.robot_x + REACH_NEAR - F[0, 3]  # floor-frame x of the band's edges
+    far = world.layout.robot_x + REACH_FAR - F[0, 3]
+    if near > -half[0]:
+        out.append(Box(np.array([(near - half[0]) / 2, 0.0]), np.array([(near + half[0]) / 2, half[1] + 1.0])))
+    if far < half[0]:
+        out.append(Box(np.array([(far + half[0]) / 2, 0.0]), np.array([(half[0] - far) / 2, half[1] + 1.0])))
+    return out
 
 
 def aside_spots(world: World, node: str, support: str, hiding: np.ndarray, clear: float) -> Iterator[np.ndarray]:

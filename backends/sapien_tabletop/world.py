@@ -8,6 +8,7 @@ scene in which only some cameras rendered crashes SAPIEN 3.0.3).
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -32,14 +33,21 @@ from robograph_backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout,
 from robograph_calibration.camera import CameraModel
 
 ARM_BASES = {"left": 0.25, "right": -0.25}  # y of each Panda's base: close enough for either hand to reach the middle
-ARM_SETBACK = 0.10  # base centre behind the table's front edge (-x), at table-top height (m): the arm reaches ~0.7 m
-# top-down; the Panda's base (11 cm radius) stays clear of the front row (3 cm in) as it slides along the rail
+# (x and height of the bases: Layout.robot_x, robot_z, from the pure layout)
 READY_QPOS = (0.0, -0.3, 0.0, -2.2, 0.0, 2.0, 0.785, 0.04, 0.04)
 TIMESTEP = 1 / 500
 JOINT_FRICTION = 0.5  # drawers and hinges hold where they were left, as real ones do (N or N m)
 JOINT_DAMPING = 5.0
+LID_DENSITY = 300.0  # kg/m^3 of a lid's panel
+LID_STOP = 1.3  # rad: a lid's or cover's hinge stops here (open)
+LID_BALANCE = math.radians(40)  # ... and its counterweight balances it here
+CW_HEIGHT = 0.06  # m: the counterweight stands this far above the hinge
+DENSITY = 1000.0  # kg/m^3 of every other shape (SAPIEN's default)
+LIP = 0.04  # m a lid's or cover's tab reaches past the box's front wall ...
+TAB_HALF = 0.015  # ... and half its width (m)
 DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
-LID_OPEN = 1.6  # rad: an open lid, book cover or door (a little past upright, so it stays open)
+LID_OPEN = LID_STOP  # rad: an open lid or book cover rests on its stop (its counterweight holds it there)
+DOOR_OPEN = 1.6  # rad: an open door (a little past square to its front)
 BUTTON_DEPTH = 0.012  # m of button travel; pressed past half of it
 BUTTON_HALF = (0.02, 0.02, 0.006)  # m
 BUTTON_FRICTION = 8.0  # N of dry friction: a pushed button stays down
@@ -133,11 +141,11 @@ class World:
         return sapien.render.RenderMaterial(base_color=list(rgba))
 
     def _box(self, builder: Any, centre: tuple[float, float, float], half: tuple[float, float, float],
-             rgba: tuple[float, ...], physx: Any, visual: bool = True) -> None:
+             rgba: tuple[float, ...], physx: Any, visual: bool = True, density: float = DENSITY) -> None:
         """A box collision shape and, unless `visual` is false (a dressed solid), its plain visual."""
         sapien = sapien_module()
         pose = sapien.Pose(list(centre))
-        builder.add_box_collision(pose, half_size=list(half), material=physx)
+        builder.add_box_collision(pose, half_size=list(half), material=physx, density=density)
         if visual:
             builder.add_box_visual(pose, half_size=list(half), material=self._material(rgba))
 
@@ -215,6 +223,36 @@ class World:
         self.bodies[pl.node] = actor
         self.entity_node[actor.per_scene_id] = pl.node
 
+    def _counterweight(self, link: Any, hx: float, hy: float, hz: float, physx: Any) -> None:
+        """A weight on a post CW_HEIGHT above a lid's hinge, balancing the lid at LID_BALANCE: below
+        it the lid falls shut, above it the lid falls open onto its stop at LID_STOP (75 deg),
+        where its tab stays within reach (a plain lid let go at 62 deg fell shut again; pulled
+        on to 90 deg, its tab stood out of reach for closing it). Only where the net torque
+        beats JOINT_FRICTION (0.5 N m): a book cover or pencil case lid (net 0.1-0.35 N m by hand
+        arithmetic; the book measured) stays where it is left.
+
+        The weight is mass only (`_ghost_counterweight` turns its shape's collisions off after
+        the build; it is not drawn): it stands for a lid stay in the hinge, which takes no room
+        on the table. As a solid it swung CW_HEIGHT * sin(LID_STOP) ~ 6 cm behind the box's
+        back wall, where the packing puts the next row ~3.5 cm away: a lid opened by a hand hit
+        that neighbour, and one set open by realize started inside it and PhysX's
+        depenetration threw box and neighbour off the table (Desk-1's book and pencil case,
+        Cosmetics-1's makeup box and storage bag read DETACHED)."""
+        lid = LID_DENSITY * ((2 * hx) * (2 * hy) * WALL + LIP * 2 * TAB_HALF * WALL)
+        mass = lid * hx / (CW_HEIGHT * math.tan(LID_BALANCE))
+        half = (0.01, min(hy, 0.04), 0.01)
+        volume = 8 * half[0] * half[1] * half[2]
+        self._box(link, (hx, 0, hz + WALL / 2 + CW_HEIGHT), half, (0.3, 0.3, 0.3, 1), physx,
+                  visual=False, density=mass / volume)
+
+    @staticmethod
+    def _ghost_counterweight(lid_link: Any) -> None:
+        """Turn off the collisions of a built lid link's counterweight (its highest collision
+        shape: `_counterweight` puts it CW_HEIGHT over the hinge); its mass and inertia stay."""
+        shapes = lid_link.get_collision_shapes()
+        top = max(shapes, key=lambda sh: float(sh.get_local_pose().p[2]))
+        top.set_collision_groups([0, 0, 0, 0])
+
     def _add_button(self, pl: Placement, fixed: bool, physx: Any) -> None:
         """A PRESSABLE body with a push button on top: a slide joint along -z with dry friction,
         so a pushed button stays down (a latch), as the MuJoCo backend's button."""
@@ -255,7 +293,9 @@ class World:
         # shapes are given in the root's frame: the child's frame coincides with it when closed
         if art == "drawer":
             self._shell(child, pl.size, pl.app.rgba, physx)
-            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.03, 0.01), (0.2, 0.2, 0.2, 1), physx)  # handle
+            # handle: an upright bar, pinched across y (fingers closing vertically put the palm
+            # into the top above a drawer)
+            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.01, min(0.03, hz - 0.01)), (0.2, 0.2, 0.2, 1), physx)
             travel = drawer_travel(pl.size[0])
             # a joint moves along its frame's x: a frame turned 180 deg about z slides toward -x
             joint = sapien.Pose([0, 0, 0], [0.0, 0.0, 0.0, 1.0])
@@ -268,15 +308,22 @@ class World:
             if art == "hinged_door":  # a panel over the open front, vertical hinge on its -y edge
                 self._box(child, (-hx - WALL / 2, 0, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)
                 joint = sapien.Pose([-hx - WALL / 2, -hy, 0], [0.7071068, 0, -0.7071068, 0])  # axis +z
-            else:  # lid / book cover: a panel on the rim, hinge along y at the back top edge
-                self._box(child, (0, 0, hz + WALL / 2), (hx, hy, WALL / 2), pl.app.rgba, physx)
+            else:  # lid / book cover: a panel on the rim, hinge along y at the back top edge, with
+                # a tab LIP beyond the front wall in the middle (pinched from above, clear of the wall)
+                self._box(child, (0, 0, hz + WALL / 2), (hx, hy, WALL / 2), pl.app.rgba, physx, density=LID_DENSITY)
+                self._box(child, (-hx - LIP / 2, 0, hz + WALL / 2), (LIP / 2, TAB_HALF, WALL / 2), pl.app.rgba,
+                          physx, density=LID_DENSITY)
+                self._counterweight(child, hx, hy, hz, physx)
                 joint = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # axis +y
-            closed, opened = 0.0, LID_OPEN
+            closed, opened = 0.0, DOOR_OPEN if art == "hinged_door" else LID_OPEN
             child.set_joint_name(f"{pl.node}_hinge")
-            child.set_joint_properties("revolute", [[0.0, 1.9]], joint, joint, JOINT_FRICTION, JOINT_DAMPING)
+            child.set_joint_properties("revolute", [[0.0, 1.9 if art == "hinged_door" else LID_STOP]], joint, joint,
+                                       JOINT_FRICTION, JOINT_DAMPING)
         ab.set_initial_pose(sapien.Pose(list(pl.centre)))
         articulation = ab.build(fix_root_link=fixed)
         articulation.set_name(pl.node)
+        if art not in ("drawer", "hinged_door"):  # a lid or cover
+            self._ghost_counterweight(articulation.get_links()[-1])
         articulation.set_qpos(np.array([opened if is_open else closed]))
         self.joints[pl.node] = (articulation, closed, opened)
         self.bodies[pl.node] = articulation
@@ -343,9 +390,8 @@ class World:
     # robot and cameras ---------------------------------------------------------------------------
     def _add_robots(self) -> None:
         sapien = sapien_module()
-        table = self.layout.placements[self.layout.table]
-        top = table.size[2]
-        x = table.centre[0] - table.size[0] / 2 - ARM_SETBACK
+        top = self.layout.robot_z
+        x = self.layout.robot_x
         for hand, y in ARM_BASES.items():
             loader = self.scene.create_urdf_loader()
             loader.fix_root_link = True

@@ -1,0 +1,57 @@
+"""Oracle episodes of the benchmark's tabletop baselines executed in the SAPIEN backend in
+physics mode (contacts do all the work, no assists): every step the world executes must read
+back as the action's symbolic outcome (graph agreement), with no help recorded.
+
+Issue 15's acceptance asks for one whole episode per tabletop family. Buffet-T2 (the shortest
+Buffet-T baseline, 11 steps: three pick-and-places, a chafing dish's lid opened by its tab, a
+croissant taken out of it, the lid closed) runs whole and must succeed; for Dining and Toy the
+opening steps that the layout and the skills get right today are checked (whole episodes of the
+other families still fail: docs/sapien_backend.md "Not done"). One backend is kept for all of
+them (SAPIEN's renderer stays warm).
+"""
+
+from __future__ import annotations
+
+import pytest
+from compiled_scenes import baseline_instance
+
+from robograph.actions import effects
+from robograph.rewrite import apply_all, diff
+from robograph.runtime import Episode
+from robograph_backends.mujoco_kitchen.episodes import oracle_actions
+
+pytestmark = pytest.mark.slow
+
+# scene (the shortest baseline of its family) -> how many of its oracle actions are checked
+# (None: the whole episode, which must then succeed)
+PREFIXES: dict[str, int | None] = {
+    "Buffet-T2": None,
+    "Dining-3": 2,  # a wine glass from the sideboard carried along the rail onto the table
+    "Toy-A3": 3,  # three blockers moved aside on a play mat (the arms on a raised base)
+}
+
+
+@pytest.fixture(scope="module")
+def backend():
+    pytest.importorskip("sapien")
+    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
+
+    b = SapienTabletopBackend(mode="physics")
+    yield b
+    b.close()
+
+
+@pytest.mark.parametrize("scene_id", sorted(PREFIXES))
+def test_oracle_steps_agree_with_their_symbolic_outcome_in_physics_mode(backend, scene_id):
+    inst = baseline_instance(scene_id)
+    episode = Episode(inst, backend)
+    episode.reset(0)
+    for action in oracle_actions(inst)[: PREFIXES[scene_id]]:
+        before = episode.graph
+        expected = apply_all(before, effects(before, action))
+        record = episode.step(action)
+        assert record.failure is None, (str(action), record.failure)
+        assert episode.graph == expected, (str(action), [str(r) for r in diff(expected, episode.graph)])
+        assert not (record.info or {}).get("assists"), (str(action), record.info)
+    if PREFIXES[scene_id] is None:
+        assert episode.success
