@@ -142,6 +142,11 @@ class MujocoRobot:
         self.arm_act = {h: [world.actuator(a) for a in RobotNames.arm_actuators(h)] for h in HANDS}
         self.finger_act = {h: [world.actuator(a) for a in RobotNames.finger_actuators(h)] for h in HANDS}
         self.base_act = [world.actuator(f"act_{j}") for j in ("base_x", "base_y", "base_yaw", "torso_lift")]
+        # IK state adr -> the world actuator whose target (ctrl) seeds it (_sync_ik)
+        self._servoed = [(int(self.ik_model.jnt_qposadr[self.ik_model.joint(j).id]), a)
+                         for j, a in zip(("base_x", "base_y", "base_yaw", "torso_lift"), self.base_act, strict=True)]
+        self._servoed += [(int(self.ik_model.jnt_qposadr[self.ik_model.joint(j).id]), a) for h in HANDS
+                          for j, a in zip(RobotNames.arm_joints(h), self.arm_act[h], strict=True)]
         self.failures: list[str] = []
         self._released: set[str] = set()  # hand welds released whose object ignores the robot
 
@@ -218,12 +223,17 @@ class MujocoRobot:
         return yaw_of(np.array(self.world.data.site(RobotNames.grip_site(hand)).xmat).reshape(3, 3) @ R_DOWN.T)
 
     def _sync_ik(self) -> None:
-        q = self.world.data.qpos
+        """The IK state: measured joints, but the base and both arms at their servo targets
+        (the commanded posture, where they are going). Seeding the arm IK from the measured
+        joints made every reach depend on how long the moves before it had settled: a shorter
+        settle left the arm a few mm elsewhere, the next IK chose another elbow, and grasps
+        that had worked went out of reach (issue 9 SPEED: FoodPack-I1, I4, I5)."""
+        w = self.world
+        q = w.data.qpos
         for ik_adr, w_adr in self._map:
             self.ik_q[ik_adr] = q[w_adr]
-        # plan from the servo targets of the base (where it is going), not from transients
-        for name, a in zip(("base_x", "base_y", "base_yaw", "torso_lift"), self.base_act, strict=True):
-            self.ik_q[self.ik_model.jnt_qposadr[self.ik_model.joint(name).id]] = self.world.data.ctrl[a]
+        for ik_adr, a in self._servoed:
+            self.ik_q[ik_adr] = w.data.ctrl[a]
 
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
