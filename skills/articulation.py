@@ -36,7 +36,8 @@ LID_SWING = math.radians(75)  # a lid (horizontal hinge) is lifted this far with
 # fingers pinching its tab from above met the lid near upright: at 80 deg the pull tipped the box
 # back), then pushed on past upright
 ARC_STEP = math.radians(6)  # waypoint spacing along an arc
-ARC_STEP_SECONDS = 0.12  # s per waypoint along an arc (at least: 50 deg/s)
+ARC_STEP_SECONDS = 0.12  # s per waypoint along an arc (at least: 50 deg/s; 75 deg/s on the continuous
+# path left a pantry leaf where neither hand reached its handle to close it: benchmark FoodPack-I1)
 SLIDE_SPEED = 0.25  # drawer pull speed (m/s)
 SLIDE_FULL = 0.9  # a drawer is pulled to this fraction of its travel
 SLIDE_TOLERANCE = 0.02  # a drawer within this of where it was pulled to got there (m)
