@@ -15,12 +15,16 @@ naming each use in `SkillResult.assists`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 BasePose = tuple[float, float, float, float]  # x, y, yaw, torso lift
+# one waypoint of a continuous hand path: grip point, approach and closing directions (as in
+# `Robot.move_grip`) and where the base stands for it (None: where it is)
+GripWaypoint = tuple[np.ndarray, np.ndarray, np.ndarray, "BasePose | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +137,20 @@ class Robot(Protocol):
         """Let go of an assisted (welded) hold, if any; the fingers are opened separately."""
 
     def wait(self, seconds: float) -> None: ...
+
+
+@runtime_checkable
+class PathRobot(Protocol):
+    """Optional for a `Robot`: track a whole hand path as one motion. Skills use it where a
+    robot offers it (the MuJoCo kitchen's) and otherwise make one `move_grip` per waypoint,
+    each settled: a door pull that settled at each of its ~20 waypoints spent most of its
+    simulated time waiting (issue 9 SPEED)."""
+
+    def move_grip_path(self, hand: str, waypoints: Sequence[GripWaypoint], *, duration: float) -> int:
+        """Move through the waypoints without stopping, at least `duration` seconds each,
+        settling only at the end; stop early where the arm has no IK solution or the hand
+        falls behind its waypoint (something holds it back). Returns how many waypoints the
+        hand reached (0: none)."""
 
 
 class Assist(Protocol):

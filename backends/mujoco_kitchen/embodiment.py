@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 from itertools import islice
 
@@ -47,7 +48,7 @@ from robograph_backends.mujoco_kitchen.tuning import LID_TAB_HALF
 from robograph_backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph_backends.reading import is_open
 from robograph_skills.articulation import rotate
-from robograph_skills.interface import BasePose, Grasp, Handle, Placement
+from robograph_skills.interface import BasePose, Grasp, GripWaypoint, Handle, Placement
 
 DT = 0.002
 SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work point (m)
@@ -71,7 +72,16 @@ TUCK_POSTURE = (0.0, -1.5, 0.0, -3.0, 0.0, 1.5, math.pi / 4)  # Panda joints (ra
 # upper arm raised back, forearm folded down along it, the hand hanging 0.16 m ahead of the
 # shoulder at about its carry height (forward kinematics on the robot-only model; no contact)
 STRAIGHT_STEP = 0.05  # waypoint spacing of straight-line hand moves (m)
-SETTLE_TRIES = 4  # extra 50 ms waits while a hand is still converging on its target
+# settling at the end of a move (and once at the end of a continuous path, move_grip_path)
+SETTLE_MIN = 0.06  # s every move waits at its end ...
+SETTLE_TOLERANCE = 0.012  # m ... then is done when the hand is this close to its target, ...
+SETTLE_WAIT = 0.05  # s ... else waits this long again ...
+SETTLE_TRIES = 4  # ... at most this often ...
+SETTLE_PROGRESS = 0.002  # m ... while each wait brings the hand at least this much closer
+TRACK_MISS = 0.03  # m: a hand settled this far from its target missed it
+PATH_LAG = 0.15  # m: a continuous path stops where the hand is this far behind its waypoint
+# (held back: a jammed leaf). Pulling a fridge door at 50 deg/s it runs 3-9 cm behind, the base
+# following it
 FRONT_CLEAR = 0.22  # minimum front entry distance for roofed spots (m)
 FINGER_CLEAR = 0.1  # the open fingers stick out this far along x in front of a held object (m)
 ROOFED_SIDE_MARGIN = 0.08
@@ -233,16 +243,57 @@ class MujocoRobot:
                   duration: float = 0.5, straight: bool = False, base: BasePose | None = None) -> bool:
         return self._move(hand, position, grip_rotation(approach, closing), duration, straight, base)
 
+    def move_grip_path(self, hand: str, waypoints: Sequence[GripWaypoint], *, duration: float) -> int:
+        """Track the waypoints as one continuous motion and settle once at the end (a pull
+        along a door's arc: settling at each of its ~20 waypoints was ~half of a door's
+        simulated time). The joint targets of all waypoints are solved first, each from the
+        previous one; the motion covers the solved prefix up to the first waypoint without an
+        IK solution, and stops early where the hand falls more than PATH_LAG behind its
+        waypoint (something holds it back). Returns how many waypoints the hand reached."""
+        self._sync_ik()
+        base_from = self._base_ctrl()
+        path: list[np.ndarray] = []
+        bases: list[tuple[np.ndarray, np.ndarray] | None] = []
+        b0 = base_from
+        for position, approach, closing, base in waypoints:
+            b1 = self._ik_base(base)
+            result = self._solve(hand, np.asarray(position, dtype=float), grip_rotation(approach, closing))
+            if not result.converged(0.015, 0.15):
+                self.failures.append(f"IK {hand} -> {np.round(position, 3).tolist()}: {result.position_error:.3f} m")
+                break
+            path.append(result.q)
+            bases.append(None if b1 is None else (b0, b1))
+            b0 = b0 if b1 is None else b1
+            self.ik_q[self._arm_qadr[hand]] = result.q  # the next waypoint starts from here
+        if not path:
+            return 0
+        targets = [np.asarray(wp[0], dtype=float) for wp in waypoints[:len(path)]]
+        reached = self._track(hand, path, bases, duration * len(path), targets)
+        if reached == 0:
+            return 0
+        if self._settle(hand, targets[reached - 1]) >= TRACK_MISS:
+            return reached - 1
+        return reached
+
+    def _ik_base(self, base: BasePose | None) -> np.ndarray | None:
+        """Put the IK model's base where `base` says (the arm's IK is solved for where the base
+        is going) and return it, the lift clipped to its range; None: the base stays."""
+        if base is None:
+            return None
+        base_to = np.array(base, dtype=float)
+        base_to[3] = min(max(base_to[3], LIFT_RANGE[0]), LIFT_RANGE[1])
+        for name, v in zip(("base_x", "base_y", "base_yaw", "torso_lift"), base_to, strict=True):
+            self.ik_q[self.ik_model.jnt_qposadr[self.ik_model.joint(name).id]] = v
+        return base_to
+
+    def _base_ctrl(self) -> np.ndarray:
+        return np.array([self.world.data.ctrl[a] for a in self.base_act])
+
     def _move(self, hand: str, position: np.ndarray, rot: np.ndarray, duration: float, straight: bool,
               base: BasePose | None = None) -> bool:
         self._sync_ik()
-        base_from = np.array([self.world.data.ctrl[a] for a in self.base_act])
-        base_to = base_from
-        if base is not None:  # the arm's IK is solved for where the base is going
-            base_to = np.array(base, dtype=float)
-            base_to[3] = min(max(base_to[3], LIFT_RANGE[0]), LIFT_RANGE[1])
-            for name, v in zip(("base_x", "base_y", "base_yaw", "torso_lift"), base_to, strict=True):
-                self.ik_q[self.ik_model.jnt_qposadr[self.ik_model.joint(name).id]] = v
+        base_from = self._base_ctrl()
+        base_to = self._ik_base(base)
         position = np.asarray(position, dtype=float)
         targets = [position]
         if straight:  # waypoints every STRAIGHT_STEP: a joint-space move between two far poses
@@ -258,6 +309,18 @@ class MujocoRobot:
                 return False
             path.append(result.q)
             self.ik_q[self._arm_qadr[hand]] = result.q  # the next waypoint starts from here
+        bases = [None if base_to is None else (base_from + (base_to - base_from) * (i / len(path)),
+                                               base_from + (base_to - base_from) * ((i + 1) / len(path)))
+                 for i in range(len(path))]
+        self._track(hand, path, bases, duration)
+        return self._settle(hand, position) < TRACK_MISS
+
+    def _track(self, hand: str, path: list[np.ndarray], bases: Sequence[tuple[np.ndarray, np.ndarray] | None],
+               duration: float, targets: Sequence[np.ndarray] | None = None) -> int:
+        """Servo the arm's targets along the joint-space path (and the base from b0 to b1 with
+        each waypoint, None: it stays) without stopping at the waypoints. `targets` (the grip
+        point of each waypoint): stop once the hand is more than PATH_LAG from the one it just
+        went to. Returns how many waypoints' motions completed."""
         w = self.world
         acts = self.arm_act[hand]
         q0 = np.array([w.data.ctrl[a] for a in acts])
@@ -266,31 +329,39 @@ class MujocoRobot:
             # the wrist servos are force limited (12 N m against 5 N m s damping): a large wrist
             # turn in too short a time lagged 0.6 rad behind and the hand stopped 12 cm short
             n = _steps(max(duration / len(path), float(np.max(np.abs(q - q0) / JOINT_SPEED))))
-            b0 = base_from + (base_to - base_from) * (i / len(path))
-            b1 = base_from + (base_to - base_from) * ((i + 1) / len(path))
             for k in range(0, n, chunk):
                 s = min(1.0, (k + chunk) / n)
                 for a, v in zip(acts, q0 + s * (q - q0), strict=True):
                     w.data.ctrl[a] = v
-                if base is not None:  # the base moves with the hand (whole-body motion)
+                if bases[i] is not None:  # the base moves with the hand (whole-body motion)
+                    b0, b1 = bases[i]
                     for a, v in zip(self.base_act, b0 + s * (b1 - b0), strict=True):
                         w.data.ctrl[a] = v
                 w.step(chunk)
             q0 = q
-        w.step(_steps(0.06))
+            if targets is not None and float(np.linalg.norm(self.hand_position(hand) - targets[i])) > PATH_LAG:
+                return i
+        return len(path)
+
+    def _settle(self, hand: str, position: np.ndarray) -> float:
+        """Wait for the hand to arrive at `position` (a lagging servo, a load in the hand):
+        SETTLE_MIN, then SETTLE_WAIT at a time while it still closes in (at most SETTLE_TRIES);
+        a hand TRACK_MISS or more away is reported a miss. Returns the remaining distance (m)."""
+        w = self.world
+        w.step(_steps(SETTLE_MIN))
         err = float(np.linalg.norm(self.hand_position(hand) - position))
-        for _ in range(SETTLE_TRIES):  # a lagging servo (load in the hand): wait while it converges
-            if err < 0.012:
+        for _ in range(SETTLE_TRIES):
+            if err < SETTLE_TOLERANCE:
                 break
-            w.step(_steps(0.05))
+            w.step(_steps(SETTLE_WAIT))
             new = float(np.linalg.norm(self.hand_position(hand) - position))
-            if new > err - 0.002:
+            if new > err - SETTLE_PROGRESS:
                 err = new
                 break
             err = new
-        if err >= 0.03:
+        if err >= TRACK_MISS:
             self.failures.append(f"track {hand} -> {np.round(position, 3).tolist()}: {err:.3f} m")
-        return err < 0.03
+        return err
 
     def _solve(self, hand: str, position: np.ndarray, rot: np.ndarray) -> IKResult:
         """IK from the current posture; when that misses or is blocked, from the home posture
