@@ -31,6 +31,7 @@ from robograph_backends.sapien_tabletop.sense import (
 )
 from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
 from robograph_backends.sapien_tabletop.world import (
+    ARM_BASES,
     BUTTON_DEPTH,
     BUTTON_HALF,
     HANDS,
@@ -132,7 +133,7 @@ class SapienRobot:
             if other == hand:
                 continue
             base = np.asarray(self.world.robots[other].get_root_pose().p, dtype=float)
-            side = 1.0 if base[1] >= 0 else -1.0
+            side = own_side(other)
             if side * (float(position[1]) - base[1]) > -CROSS_MARGIN and not self.motion.tucked[other]:
                 q = np.array(READY_QPOS)
                 q[0] = side * TUCK_TURN
@@ -208,7 +209,7 @@ class SapienRobot:
         if T[2, 3] < self._carry_height(hand) - 0.05:
             self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True)
         base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
-        side = 1.0 if base[1] >= 0 else -1.0
+        side = own_side(hand)
         if not self.move_hand(hand, base + CARRY * np.array([1.0, side, 1.0]), self.hand_yaw(hand)):
             self.stow(hand)
 
@@ -287,6 +288,13 @@ class TabletopAssist:
         if hand is not None:
             self.world.weld(part, hand)
         return True
+
+
+def own_side(hand: str) -> float:
+    """+1 or -1: the arm's own side of the rail (+y for the left arm), away from the other arm.
+    Relative to the rail, not to the world's y = 0: with the base slid to y < 0, a left arm
+    carrying "out to +y of the world" swung into the right arm (Buffet-T2's first put)."""
+    return 1.0 if ARM_BASES[hand] >= 0 else -1.0
 
 
 def _held_by_fingers(world: World) -> list[str]:
