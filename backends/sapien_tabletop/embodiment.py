@@ -112,7 +112,9 @@ class SapienRobot:
         steps = max(2, int(abs(dy) / RAIL_SPEED / (RAIL_STEPS * TIMESTEP)))
         # what both fingers of a hand hold moves with the rail (the roots are teleported, which
         # gives the fingers no velocity: alone, a 1 mm step dropped a held glass)
-        carried = {node: body_pose(self.world, node) for node in _held_by_fingers(self.world)}
+        held = _held_by_fingers(self.world)  # and what is snapped to it (an assembled whole)
+        held += [t for t in {_snapped_to(self.world, p) for p in held} if t is not None and t not in held]
+        carried = {node: body_pose(self.world, node) for node in held}
         dt = RAIL_STEPS * TIMESTEP
         for k in range(1, steps + 1):
             s = k / steps
@@ -227,8 +229,11 @@ class SapienRobot:
         self.motion.gripper(hand, opening)
 
     def holds(self, hand: str, node: str) -> bool:
-        if node in self.world.parts:  # an assembled whole: every part in the hand
-            return all(self.holds(hand, p) for p in self.world.parts[node])
+        if node in self.world.parts:  # an assembled whole: snapped parts, one of them in the hand
+            parts = self.world.parts[node]
+            if any(p in self.world.snaps for p in parts) and joined(self.world, *parts[:2]):
+                return any(self.holds(hand, p) for p in parts)
+            return all(self.holds(hand, p) for p in parts)
         if node not in self.world.bodies:
             return False
         if node in self.world.welds:
@@ -295,6 +300,14 @@ def own_side(hand: str) -> float:
     Relative to the rail, not to the world's y = 0: with the base slid to y < 0, a left arm
     carrying "out to +y of the world" swung into the right arm (Buffet-T2's first put)."""
     return 1.0 if ARM_BASES[hand] >= 0 else -1.0
+
+
+def _snapped_to(world: World, part: str) -> str | None:
+    """The part `part` is snapped onto (`World.snap`), or the one snapped onto it."""
+    for whole in world.parts.values():
+        if part in whole and any(p in world.snaps for p in whole):
+            return next((p for p in whole if p != part), None)
+    return None
 
 
 def _held_by_fingers(world: World) -> list[str]:
@@ -505,7 +518,11 @@ class TabletopScene:
         return float(self.world.buttons[node].get_qpos()[-1]) >= BUTTON_DEPTH / 2
 
     def join(self, part: str, target: str) -> str | None:
+        """The snap: the parts are held together (`World.snap`) only once they sit stacked
+        aligned and touching (`sense.joined`); else what was wrong."""
         if joined(self.world, part, target):
+            if part not in self.world.snaps and target not in self.world.snaps:
+                self.world.snap(part, target)
             return None
         miss = position(self.world, part)[:2] - position(self.world, target)[:2]
         return f"{part} is not seated on {target}: {100 * float(np.linalg.norm(miss)):.1f} cm off centre"
