@@ -190,10 +190,18 @@ class SapienRobot:
         toward[2] = 0.0
         prefer = now if straight else toward
         ok = False
-        for c in sorted((closing, -closing), key=lambda c: -float(c @ prefer)):
-            before = len(self.failures)
-            ok = self.motion.move(hand, position, hand_rotation(approach, c), duration=duration, straight=straight)
-            if ok or not any("no IK solution" in f for f in self.failures[before:]):
+        # where the approach given has no IK solution (a lid's tab 70 cm ahead) the fingers tilt
+        # forward about the closing axis, as in `move_hand`: a tab or bar pinched across that
+        # axis is held the same way at any tilt about it
+        for a in _tilted(np.asarray(approach, dtype=float), closing):
+            new: list[str] = []
+            for c in sorted((closing, -closing), key=lambda c: -float(c @ prefer)):
+                before = len(self.failures)
+                ok = self.motion.move(hand, position, hand_rotation(a, c), duration=duration, straight=straight)
+                new = self.failures[before:]
+                if ok or not any("no IK solution" in f for f in new):
+                    break
+            if ok or not any("no IK solution" in f for f in new):
                 break
         return ok
 
@@ -293,6 +301,22 @@ class TabletopAssist:
         if hand is not None:
             self.world.weld(part, hand)
         return True
+
+
+def _tilted(approach: np.ndarray, closing: np.ndarray) -> list[np.ndarray]:
+    """`approach` turned about `closing` by each of TILTS, the way that points it further
+    away from the robot (+x) first."""
+    axis = closing / max(float(np.linalg.norm(closing)), 1e-9)
+    out = [approach]
+    for t in TILTS[1:]:
+        turned = [_turn(approach, axis, s * t) for s in (1.0, -1.0)]
+        out.append(max(turned, key=lambda a: float(a[0])))
+    return out
+
+
+def _turn(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
+    """`v` rotated by `angle` about the unit `axis` (Rodrigues)."""
+    return v * math.cos(angle) + np.cross(axis, v) * math.sin(angle) + axis * float(axis @ v) * (1 - math.cos(angle))
 
 
 def own_side(hand: str) -> float:
@@ -438,7 +462,7 @@ class TabletopScene:
             rim = float(F[2, 3] + region.height)
         return [Placement(p, False, target, rim=rim, approach=APPROACH)
                 for p in _spaced(spots_on(self.world, node, target, half=self.half_extents(node),
-                                          skip=self.world.parts.get(node, ())))]
+                                          skip=self.world.parts.get(node, ()), roomy=True))]
 
     def aside(self, node: str) -> list[Placement]:
         if node not in self.world.layout.placements:
@@ -448,7 +472,7 @@ class TabletopScene:
             return []
         hiding = self.world.blocking.get(node, (None, position(self.world, node)[:2]))[1]
         return [Placement(p, False, support, approach=APPROACH)
-                for p in _spaced(aside_spots(self.world, node, support, hiding, 0.06))]
+                for p in _spaced(aside_spots(self.world, node, support, hiding, 0.06, roomy=True))]
 
     # articulations -----------------------------------------------------------------------------------
     def handles(self, node: str) -> list[Handle]:

@@ -20,6 +20,9 @@ from robograph_backends.sapien_tabletop.world import World
 GRID = 0.02  # m between candidate centres
 MARGIN = 0.015  # m kept between a spot's footprint and each occupant ...
 TOP_MARGIN = 0.03  # ... on free-standing furniture (1.5 cm: the hand coming down knocked a neighbour over)
+ROOMY_MARGIN = 0.08  # ... preferred there for what the hands put down: the Panda hand reaches ~10 cm
+# to each side of its grip along the closing axis, so a blanket set down 3 cm from a toy dinosaur
+# stopped the palm coming down on the dinosaur later (Toy-A3)
 INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
 
@@ -74,18 +77,22 @@ def half_of(world: World, node: str) -> np.ndarray:
 
 
 def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = None, skip: tuple[str, ...] = (),
-             avoid: list[Box] | None = None, prefer_front: bool = True) -> Iterator[np.ndarray]:
+             avoid: list[Box] | None = None, prefer_front: bool = True, roomy: bool = False) -> Iterator[np.ndarray]:
     """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s
     floor. Inside a walled container the gap to neighbours is INSIDE_MARGIN: the layout packs a
-    container's contents tightly and leaves no slot for what is put in later."""
+    container's contents tightly and leaves no slot for what is put in later. `roomy`: on
+    free-standing furniture, the spots ROOMY_MARGIN clear of every neighbour come first (room
+    for the hand that later comes down beside it)."""
     F, region = floor_frame(world, dst)
     h = half_of(world, node) if half is None else half
     taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or []) \
         + out_of_reach(world, dst, F, region.half)
     pl = world.layout.placements[dst]
     margin = INSIDE_MARGIN if pl.container else (TOP_MARGIN if pl.parent is None else MARGIN)
-    for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=margin):
-        yield F[:3, :3] @ local + F[:3, 3]
+    margins = (ROOMY_MARGIN, margin) if roomy and pl.parent is None and not pl.container else (margin,)
+    for m in margins:
+        for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m):
+            yield F[:3, :3] @ local + F[:3, 3]
 
 
 def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float]) -> list[Box]:
@@ -104,9 +111,10 @@ def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float
     return out
 
 
-def aside_spots(world: World, node: str, support: str, hiding: np.ndarray, clear: float) -> Iterator[np.ndarray]:
+def aside_spots(world: World, node: str, support: str, hiding: np.ndarray, clear: float, *,
+                roomy: bool = False) -> Iterator[np.ndarray]:
     """Spots on `support` for a blocker, keeping `clear` around the spot (world x, y) where it hid."""
     F, _ = floor_frame(world, support)
     centre = F[:3, :3].T @ (np.array([hiding[0], hiding[1], F[2, 3]]) - F[:3, 3])
     keep = [Box(centre[:2], half_of(world, node)[:2] + clear)]
-    return spots_on(world, node, support, avoid=keep)
+    return spots_on(world, node, support, avoid=keep, roomy=roomy)
