@@ -60,6 +60,9 @@ SPOT_CHOICES = 3
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
 TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
+OVER_DROP = 0.05  # m: a move ending this much lower than the hand is goes over, then straight down ...
+OVER_SPAN = 0.1  # ... when it also goes this far sideways
+OVER_DOWN_S = 0.3  # s for the straight way down
 RAIL_SPEED = 0.4  # m/s the base slides along the table
 RAIL_STEPS = 2  # physics steps between root moves
 RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
@@ -144,12 +147,29 @@ class SapienRobot:
 
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
+        position = np.asarray(position, dtype=float)
+        here = self.hand_position(hand)
+        if not straight and here[2] > position[2] + OVER_DROP and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
+            # over, then down: a joint-space swing from the carry pose to a point lower down
+            # swept the hand through what stood on the way (a 22 cm hand mirror moved aside
+            # next to the lipstick cap the hand was bringing a body to)
+            over = np.array([position[0], position[1], here[2]])
+            if self._move_hand(hand, over, yaw, pitch, duration, straight=False, keep_height=True) and \
+                    self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True):
+                return True
+        return self._move_hand(hand, position, yaw, pitch, duration, straight)
+
+    def _move_hand(self, hand: str, position: np.ndarray, yaw: float, pitch: float, duration: float,
+                   straight: bool, keep_height: bool = False) -> bool:
+        """`keep_height`: a straight-line move that turns the hand to `yaw` as it goes."""
+        if keep_height:
+            straight = True
         self._clear_way(hand, position)
         # where straight down has no IK solution (far across the table) the approach tilts
         # toward +x, as a person reaches; a straight move keeps the tilt it started with. The
         # fingers are symmetric: yaw + pi is the same grip, and the wrist reaches one of the two
         # where the other is out of its range (the nearer the hand's present yaw first)
-        tilts = [self._tilt[hand]] if straight else [t for t in TILTS]
+        tilts = [self._tilt[hand]] if straight and not keep_height else [t for t in TILTS]
         now = self.hand_yaw(hand)
         yaws = sorted((yaw, yaw + math.pi), key=lambda y: abs(math.remainder(y - now, 2 * math.pi)))
         ok = False
