@@ -24,6 +24,8 @@ ROOMY_MARGIN = 0.08  # ... preferred there for what the hands put down: the Pand
 # to each side of its grip along the closing axis, so a blanket set down 3 cm from a toy dinosaur
 # stopped the palm coming down on the dinosaur later (Toy-A3)
 INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
+INNER_REACH = 0.2  # m past REACH_FAR a spot on a raised region still counts as reachable: the
+# hands tilt forward (a toy dinosaur went into a bin 0.79 m ahead; a bunny's spot 0.97 m ahead failed)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
 
 
@@ -80,31 +82,36 @@ def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = Non
              avoid: list[Box] | None = None, prefer_front: bool = True, roomy: bool = False) -> Iterator[np.ndarray]:
     """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s
     floor. Inside a walled container the gap to neighbours is INSIDE_MARGIN: the layout packs a
-    container's contents tightly and leaves no slot for what is put in later. `roomy`: on
-    free-standing furniture, the spots ROOMY_MARGIN clear of every neighbour come first (room
-    for the hand that later comes down beside it)."""
+    container's contents tightly and leaves no slot for what is put in later. `roomy`: on a
+    top or shelf (not inside walls), the spots ROOMY_MARGIN clear of every neighbour come first (room
+    for the hand that later comes down beside it), and on any region only spots in the reach
+    band count (a toy shelf's back, the far half of a bin behind another one)."""
     F, region = floor_frame(world, dst)
     h = half_of(world, node) if half is None else half
     taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or []) \
-        + out_of_reach(world, dst, F, region.half)
+        + out_of_reach(world, dst, F, region.half, anywhere=roomy)
     pl = world.layout.placements[dst]
     margin = INSIDE_MARGIN if pl.container else (TOP_MARGIN if pl.parent is None else MARGIN)
-    margins = (ROOMY_MARGIN, margin) if roomy and pl.parent is None and not pl.container else (margin,)
+    margins = (ROOMY_MARGIN, margin) if roomy and not pl.container else (margin,)
     for m in margins:
         for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m):
             yield F[:3, :3] @ local + F[:3, 3]
 
 
-def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float]) -> list[Box]:
-    """On free-standing furniture: the strips of its top nearer than REACH_NEAR to the arms'
+def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float], *,
+                 anywhere: bool = False) -> list[Box]:
+    """On free-standing furniture: the strips of its floor nearer than REACH_NEAR to the arms'
     base line (the Panda cannot bend down there) and deeper than REACH_FAR, as occupied
-    footprints (floor frame F), so spots fall in the band the layout packs into."""
-    if world.layout.placements[dst].parent is not None:
+    footprints (floor frame F), so spots fall in the band the layout packs into. `anywhere`:
+    on any other region too, the part deeper than REACH_FAR + INNER_REACH (an open drawer's
+    floor nearer than REACH_NEAR is fine: the hand comes down from above its walls)."""
+    standing = world.layout.placements[dst].parent is None
+    if not standing and not anywhere:
         return []
     out = []
     near = world.layout.robot_x + REACH_NEAR - F[0, 3]  # floor-frame x of the band's edges
-    far = world.layout.robot_x + REACH_FAR - F[0, 3]
-    if near > -half[0]:
+    far = world.layout.robot_x + (REACH_FAR if standing else REACH_FAR + INNER_REACH) - F[0, 3]
+    if near > -half[0] and standing:
         out.append(Box(np.array([(near - half[0]) / 2, 0.0]), np.array([(near + half[0]) / 2, half[1] + 1.0])))
     if far < half[0]:
         out.append(Box(np.array([(far + half[0]) / 2, 0.0]), np.array([(half[0] - far) / 2, half[1] + 1.0])))
