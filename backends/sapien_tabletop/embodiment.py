@@ -57,6 +57,8 @@ WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the objec
 SERVO_HINGE = (20.0, 5.0, 10.0)
 SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
+HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
+HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
 TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
@@ -463,7 +465,23 @@ class TabletopScene:
         g_yaw = yaw if across_x else yaw + math.pi / 2
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
-        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=self._rim(node), approach=APPROACH)
+        rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
+        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=rim, approach=APPROACH)
+
+    def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
+        """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
+        grip point) lies within the walls of the container holding `node`: then the palm may go
+        down between them (a fork on the floor of a 17 cm deep sideboard drawer slipped from
+        fingers kept with the palm above the walls)."""
+        pl = self.world.layout.placements.get(node)
+        if pl is None or pl.parent is None or not self.world.layout.placements[pl.parent].container:
+            return False
+        F, region = floor_frame(self.world, pl.parent)
+        local = F[:3, :3].T @ (np.asarray(grip, dtype=float) - F[:3, 3])
+        along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
+        across = np.array([-along[1], along[0], 0.0])
+        reach = np.abs(along[:2]) * HAND_HALF[0] + np.abs(across[:2]) * HAND_HALF[1]
+        return bool(np.all(np.abs(local[:2]) + reach <= np.asarray(region.half) - HAND_ROOM))
 
     def grasps(self, node: str) -> list[Grasp]:
         g = self.grasp(node)
