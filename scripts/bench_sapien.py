@@ -112,14 +112,25 @@ def main() -> int:
             print(json.dumps(figs_id, sort_keys=True))
         return 0
     results = []
+    crashed: dict[str, str] = {}  # an episode the backend raised out of: a failure, with its error
     for inst in pool:
         t0 = time.perf_counter()
-        res = run_episode(inst, backend, not args.no_render, close=False)
+        try:
+            res = run_episode(inst, backend, not args.no_render, close=False)
+        except RoboGraphError as exc:  # e.g. a reconcile that reads two bodies in one hand
+            crashed[inst.id] = f"{type(exc).__name__}: {exc}"
+            print(f"{inst.id:16s} success=False CRASHED {crashed[inst.id]}", flush=True)
+            continue
         res["episode_s"] = time.perf_counter() - t0
         results.append(res)
         print_episode(res, args.verbose, f" episode {res['episode_s']:.1f}s")
     backend.close()
     figs = figures(results, args.mode, bool(args.heldout), failed)
+    # crashed episodes count as failed episodes (their steps are not in the step figures)
+    ran = figs["episodes"]
+    figs["episodes"] = ran + len(crashed)
+    figs["success_rate"] = figs["success_rate"] * ran / max(figs["episodes"], 1)
+    figs["crashed"] = crashed
     # the first scene of a process pays SAPIEN's first pictures: reported apart from the mean build
     later = [r["build_s"] for r in results[1:]]
     figs["build_seconds"] = sum(later) / len(later) if later else figs["build_seconds"]

@@ -31,6 +31,7 @@ from robograph_backends.sapien_tabletop.sense import (
 )
 from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
 from robograph_backends.sapien_tabletop.world import (
+    ARM_BASES,
     BUTTON_DEPTH,
     BUTTON_HALF,
     HANDS,
@@ -56,9 +57,14 @@ WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the objec
 SERVO_HINGE = (20.0, 5.0, 10.0)
 SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
+HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
+HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
 TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
+OVER_DROP = 0.05  # m: a move ending this much lower than the hand is goes over, then straight down ...
+OVER_SPAN = 0.1  # ... when it also goes this far sideways
+OVER_DOWN_S = 0.3  # s for the straight way down
 RAIL_SPEED = 0.4  # m/s the base slides along the table
 RAIL_STEPS = 2  # physics steps between root moves
 RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
@@ -111,7 +117,9 @@ class SapienRobot:
         steps = max(2, int(abs(dy) / RAIL_SPEED / (RAIL_STEPS * TIMESTEP)))
         # what both fingers of a hand hold moves with the rail (the roots are teleported, which
         # gives the fingers no velocity: alone, a 1 mm step dropped a held glass)
-        carried = {node: body_pose(self.world, node) for node in _held_by_fingers(self.world)}
+        held = _held_by_fingers(self.world)  # and what is snapped to it (an assembled whole)
+        held += [t for t in {_snapped_to(self.world, p) for p in held} if t is not None and t not in held]
+        carried = {node: body_pose(self.world, node) for node in held}
         dt = RAIL_STEPS * TIMESTEP
         for k in range(1, steps + 1):
             s = k / steps
@@ -132,7 +140,7 @@ class SapienRobot:
             if other == hand:
                 continue
             base = np.asarray(self.world.robots[other].get_root_pose().p, dtype=float)
-            side = self._side(other)
+            side = own_side(other)
             if side * (float(position[1]) - base[1]) > -CROSS_MARGIN and not self.motion.tucked[other]:
                 q = np.array(READY_QPOS)
                 q[0] = side * TUCK_TURN
@@ -141,12 +149,29 @@ class SapienRobot:
 
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
+        position = np.asarray(position, dtype=float)
+        here = self.hand_position(hand)
+        if not straight and here[2] > position[2] + OVER_DROP and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
+            # over, then down: a joint-space swing from the carry pose to a point lower down
+            # swept the hand through what stood on the way (a 22 cm hand mirror moved aside
+            # next to the lipstick cap the hand was bringing a body to)
+            over = np.array([position[0], position[1], here[2]])
+            if self._move_hand(hand, over, yaw, pitch, duration, straight=False, keep_height=True) and \
+                    self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True):
+                return True
+        return self._move_hand(hand, position, yaw, pitch, duration, straight)
+
+    def _move_hand(self, hand: str, position: np.ndarray, yaw: float, pitch: float, duration: float,
+                   straight: bool, keep_height: bool = False) -> bool:
+        """`keep_height`: a straight-line move that turns the hand to `yaw` as it goes."""
+        if keep_height:
+            straight = True
         self._clear_way(hand, position)
         # where straight down has no IK solution (far across the table) the approach tilts
         # toward +x, as a person reaches; a straight move keeps the tilt it started with. The
         # fingers are symmetric: yaw + pi is the same grip, and the wrist reaches one of the two
         # where the other is out of its range (the nearer the hand's present yaw first)
-        tilts = [self._tilt[hand]] if straight else [t for t in TILTS]
+        tilts = [self._tilt[hand]] if straight and not keep_height else [t for t in TILTS]
         now = self.hand_yaw(hand)
         yaws = sorted((yaw, yaw + math.pi), key=lambda y: abs(math.remainder(y - now, 2 * math.pi)))
         ok = False
@@ -187,10 +212,18 @@ class SapienRobot:
         toward[2] = 0.0
         prefer = now if straight else toward
         ok = False
-        for c in sorted((closing, -closing), key=lambda c: -float(c @ prefer)):
-            before = len(self.failures)
-            ok = self.motion.move(hand, position, hand_rotation(approach, c), duration=duration, straight=straight)
-            if ok or not any("no IK solution" in f for f in self.failures[before:]):
+        # where the approach given has no IK solution (a lid's tab 70 cm ahead) the fingers tilt
+        # forward about the closing axis, as in `move_hand`: a tab or bar pinched across that
+        # axis is held the same way at any tilt about it
+        for a in _tilted(np.asarray(approach, dtype=float), closing):
+            new: list[str] = []
+            for c in sorted((closing, -closing), key=lambda c: -float(c @ prefer)):
+                before = len(self.failures)
+                ok = self.motion.move(hand, position, hand_rotation(a, c), duration=duration, straight=straight)
+                new = self.failures[before:]
+                if ok or not any("no IK solution" in f for f in new):
+                    break
+            if ok or not any("no IK solution" in f for f in new):
                 break
         return ok
 
@@ -208,17 +241,9 @@ class SapienRobot:
         if T[2, 3] < self._carry_height(hand) - 0.05:
             self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True)
         base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
-        side = self._side(hand)
+        side = own_side(hand)
         if not self.move_hand(hand, base + CARRY * np.array([1.0, side, 1.0]), self.hand_yaw(hand)):
             self.stow(hand)
-
-    def _side(self, hand: str) -> float:
-        """+1 when the arm's own side (away from the other arm) is +y, else -1. Taken from the
-        base's midpoint, not world y = 0: after the rail slid 33 cm, both shoulders stood at
-        y > 0 and the right arm, tucked 'to its side', turned into the left arm's elbow, which
-        then stopped 1 cm short of every set point (attach missed its seat by 1.5 cm)."""
-        y = float(self.world.robots[hand].get_root_pose().p[1])
-        return 1.0 if y >= float(self.base()[1]) else -1.0
 
     def _carry_height(self, hand: str) -> float:
         return float(self.world.robots[hand].get_root_pose().p[2]) + float(CARRY[2])
@@ -234,8 +259,11 @@ class SapienRobot:
         self.motion.gripper(hand, opening)
 
     def holds(self, hand: str, node: str) -> bool:
-        if node in self.world.parts:  # an assembled whole: every part in the hand
-            return all(self.holds(hand, p) for p in self.world.parts[node])
+        if node in self.world.parts:  # an assembled whole: snapped parts, one of them in the hand
+            parts = self.world.parts[node]
+            if any(p in self.world.snaps for p in parts) and joined(self.world, *parts[:2]):
+                return any(self.holds(hand, p) for p in parts)
+            return all(self.holds(hand, p) for p in parts)
         if node not in self.world.bodies:
             return False
         if node in self.world.welds:
@@ -295,6 +323,37 @@ class TabletopAssist:
         if hand is not None:
             self.world.weld(part, hand)
         return True
+
+
+def _tilted(approach: np.ndarray, closing: np.ndarray) -> list[np.ndarray]:
+    """`approach` turned about `closing` by each of TILTS, the way that points it further
+    away from the robot (+x) first."""
+    axis = closing / max(float(np.linalg.norm(closing)), 1e-9)
+    out = [approach]
+    for t in TILTS[1:]:
+        turned = [_turn(approach, axis, s * t) for s in (1.0, -1.0)]
+        out.append(max(turned, key=lambda a: float(a[0])))
+    return out
+
+
+def _turn(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
+    """`v` rotated by `angle` about the unit `axis` (Rodrigues)."""
+    return v * math.cos(angle) + np.cross(axis, v) * math.sin(angle) + axis * float(axis @ v) * (1 - math.cos(angle))
+
+
+def own_side(hand: str) -> float:
+    """+1 or -1: the arm's own side of the rail (+y for the left arm), away from the other arm.
+    Relative to the rail, not to the world's y = 0: with the base slid to y < 0, a left arm
+    carrying "out to +y of the world" swung into the right arm (Buffet-T2's first put)."""
+    return 1.0 if ARM_BASES[hand] >= 0 else -1.0
+
+
+def _snapped_to(world: World, part: str) -> str | None:
+    """The part `part` is snapped onto (`World.snap`), or the one snapped onto it."""
+    for whole in world.parts.values():
+        if part in whole and any(p in world.snaps for p in whole):
+            return next((p for p in whole if p != part), None)
+    return None
 
 
 def _held_by_fingers(world: World) -> list[str]:
@@ -406,7 +465,23 @@ class TabletopScene:
         g_yaw = yaw if across_x else yaw + math.pi / 2
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
-        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=self._rim(node), approach=APPROACH)
+        rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
+        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=rim, approach=APPROACH)
+
+    def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
+        """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
+        grip point) lies within the walls of the container holding `node`: then the palm may go
+        down between them (a fork on the floor of a 17 cm deep sideboard drawer slipped from
+        fingers kept with the palm above the walls)."""
+        pl = self.world.layout.placements.get(node)
+        if pl is None or pl.parent is None or not self.world.layout.placements[pl.parent].container:
+            return False
+        F, region = floor_frame(self.world, pl.parent)
+        local = F[:3, :3].T @ (np.asarray(grip, dtype=float) - F[:3, 3])
+        along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
+        across = np.array([-along[1], along[0], 0.0])
+        reach = np.abs(along[:2]) * HAND_HALF[0] + np.abs(across[:2]) * HAND_HALF[1]
+        return bool(np.all(np.abs(local[:2]) + reach <= np.asarray(region.half) - HAND_ROOM))
 
     def grasps(self, node: str) -> list[Grasp]:
         g = self.grasp(node)
@@ -425,7 +500,7 @@ class TabletopScene:
             rim = float(F[2, 3] + region.height)
         return [Placement(p, False, target, rim=rim, approach=APPROACH)
                 for p in _spaced(spots_on(self.world, node, target, half=self.half_extents(node),
-                                          skip=self.world.parts.get(node, ())))]
+                                          skip=self.world.parts.get(node, ()), roomy=True))]
 
     def aside(self, node: str) -> list[Placement]:
         if node not in self.world.layout.placements:
@@ -435,7 +510,7 @@ class TabletopScene:
             return []
         hiding = self.world.blocking.get(node, (None, position(self.world, node)[:2]))[1]
         return [Placement(p, False, support, approach=APPROACH)
-                for p in _spaced(aside_spots(self.world, node, support, hiding, 0.06))]
+                for p in _spaced(aside_spots(self.world, node, support, hiding, 0.06, roomy=True))]
 
     # articulations -----------------------------------------------------------------------------------
     def handles(self, node: str) -> list[Handle]:
@@ -505,7 +580,11 @@ class TabletopScene:
         return float(self.world.buttons[node].get_qpos()[-1]) >= BUTTON_DEPTH / 2
 
     def join(self, part: str, target: str) -> str | None:
+        """The snap: the parts are held together (`World.snap`) only once they sit stacked
+        aligned and touching (`sense.joined`); else what was wrong."""
         if joined(self.world, part, target):
+            if part not in self.world.snaps and target not in self.world.snaps:
+                self.world.snap(part, target)
             return None
         miss = position(self.world, part)[:2] - position(self.world, target)[:2]
         return f"{part} is not seated on {target}: {100 * float(np.linalg.norm(miss)):.1f} cm off centre"

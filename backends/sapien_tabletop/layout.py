@@ -162,6 +162,15 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
         elif tx > ty:  # long side across the robot (y): rows stay shallow, the far edge within reach
             apps[node] = replace(app, size=(ty, tx, tz))
         loc = graph.location.get(node)
+        if loc is not None and loc.dst in apps and apps[loc.dst].articulation == "drawer" \
+                and graph.nodes[node].kind == OBJECT and app.articulation == "none":
+            # in a drawer the long side runs front to back where it fits: the fingers then
+            # close across y and the hand (22 cm along its closing axis) lies along the drawer's
+            # width; closing across x, it did not fit between the case's top and the pulled-out
+            # drawer's front wall (a fork in a sideboard drawer)
+            sx, sy, sz = apps[node].size
+            if sy > sx and sy <= min(TIER_DEPTH, apps[loc.dst].size[0]) - 2 * WALL - 2 * TIER_GAP:
+                apps[node] = replace(apps[node], size=(sy, sx, sz))
         if graph.nodes[node].kind == FURNITURE and loc is not None and loc.dst in (table, *others):
             # furniture standing on a top (a toy shelf, a mini fridge) low enough for the arms
             # to reach over it (what it must hold still grows it back)

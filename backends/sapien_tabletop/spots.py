@@ -20,7 +20,12 @@ from robograph_backends.sapien_tabletop.world import World
 GRID = 0.02  # m between candidate centres
 MARGIN = 0.015  # m kept between a spot's footprint and each occupant ...
 TOP_MARGIN = 0.03  # ... on free-standing furniture (1.5 cm: the hand coming down knocked a neighbour over)
+ROOMY_MARGIN = 0.08  # ... preferred there for what the hands put down: the Panda hand reaches ~10 cm
+# to each side of its grip along the closing axis, so a blanket set down 3 cm from a toy dinosaur
+# stopped the palm coming down on the dinosaur later (Toy-A3)
 INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
+INNER_REACH = 0.2  # m past REACH_FAR a spot on a raised region still counts as reachable: the
+# hands tilt forward (a toy dinosaur went into a bin 0.79 m ahead; a bunny's spot 0.97 m ahead failed)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
 
 
@@ -74,39 +79,49 @@ def half_of(world: World, node: str) -> np.ndarray:
 
 
 def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = None, skip: tuple[str, ...] = (),
-             avoid: list[Box] | None = None, prefer_front: bool = True) -> Iterator[np.ndarray]:
+             avoid: list[Box] | None = None, prefer_front: bool = True, roomy: bool = False) -> Iterator[np.ndarray]:
     """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s
     floor. Inside a walled container the gap to neighbours is INSIDE_MARGIN: the layout packs a
-    container's contents tightly and leaves no slot for what is put in later."""
+    container's contents tightly and leaves no slot for what is put in later. `roomy`: on a
+    top or shelf (not inside walls), the spots ROOMY_MARGIN clear of every neighbour come first (room
+    for the hand that later comes down beside it), and on any region only spots in the reach
+    band count (a toy shelf's back, the far half of a bin behind another one)."""
     F, region = floor_frame(world, dst)
     h = half_of(world, node) if half is None else half
     taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or []) \
-        + out_of_reach(world, dst, F, region.half)
+        + out_of_reach(world, dst, F, region.half, anywhere=roomy)
     pl = world.layout.placements[dst]
     margin = INSIDE_MARGIN if pl.container else (TOP_MARGIN if pl.parent is None else MARGIN)
-    for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=margin):
-        yield F[:3, :3] @ local + F[:3, 3]
+    margins = (ROOMY_MARGIN, margin) if roomy and not pl.container else (margin,)
+    for m in margins:
+        for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m):
+            yield F[:3, :3] @ local + F[:3, 3]
 
 
-def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float]) -> list[Box]:
-    """On free-standing furniture: the strips of its top nearer than REACH_NEAR to the arms'
+def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float], *,
+                 anywhere: bool = False) -> list[Box]:
+    """On free-standing furniture: the strips of its floor nearer than REACH_NEAR to the arms'
     base line (the Panda cannot bend down there) and deeper than REACH_FAR, as occupied
-    footprints (floor frame F), so spots fall in the band the layout packs into."""
-    if world.layout.placements[dst].parent is not None:
+    footprints (floor frame F), so spots fall in the band the layout packs into. `anywhere`:
+    on any other region too, the part deeper than REACH_FAR + INNER_REACH (an open drawer's
+    floor nearer than REACH_NEAR is fine: the hand comes down from above its walls)."""
+    standing = world.layout.placements[dst].parent is None
+    if not standing and not anywhere:
         return []
     out = []
     near = world.layout.robot_x + REACH_NEAR - F[0, 3]  # floor-frame x of the band's edges
-    far = world.layout.robot_x + REACH_FAR - F[0, 3]
-    if near > -half[0]:
+    far = world.layout.robot_x + (REACH_FAR if standing else REACH_FAR + INNER_REACH) - F[0, 3]
+    if near > -half[0] and standing:
         out.append(Box(np.array([(near - half[0]) / 2, 0.0]), np.array([(near + half[0]) / 2, half[1] + 1.0])))
     if far < half[0]:
         out.append(Box(np.array([(far + half[0]) / 2, 0.0]), np.array([(half[0] - far) / 2, half[1] + 1.0])))
     return out
 
 
-def aside_spots(world: World, node: str, support: str, hiding: np.ndarray, clear: float) -> Iterator[np.ndarray]:
+def aside_spots(world: World, node: str, support: str, hiding: np.ndarray, clear: float, *,
+                roomy: bool = False) -> Iterator[np.ndarray]:
     """Spots on `support` for a blocker, keeping `clear` around the spot (world x, y) where it hid."""
     F, _ = floor_frame(world, support)
     centre = F[:3, :3].T @ (np.array([hiding[0], hiding[1], F[2, 3]]) - F[:3, 3])
     keep = [Box(centre[:2], half_of(world, node)[:2] + clear)]
-    return spots_on(world, node, support, avoid=keep)
+    return spots_on(world, node, support, avoid=keep, roomy=roomy)

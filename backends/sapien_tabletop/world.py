@@ -17,6 +17,8 @@ import numpy as np
 
 from robograph.backend import Frame
 from robograph.graph import FURNITURE, OBJECT, PART_OF, Node, SceneGraph
+from robograph.rotations import quat_from_mat
+from robograph_backends.mujoco_kitchen.tuning import SLENDER, TALL, TALL_COM_DROP
 from robograph_backends.sapien_tabletop.cameras import (
     HEAD_FOVY,
     HEAD_PITCH,
@@ -55,6 +57,8 @@ BUTTON_RGBA = (0.85, 0.15, 0.15, 1.0)
 HANDS = ("left", "right")
 # joint drives (stiffness N m/rad, damping N m s/rad, force limit): damping 1e3 lagged a moving
 # set point by ~0.1 s and stopped the hand 3.5 cm short; 300 still settles without ringing
+SNAP_DRIVE = (2e4, 200.0, 200.0)  # joined parts: stiffness N/m, damping N s/m, force limit N per axis
+SNAP_TURN = (200.0, 2.0, 20.0)  # ... and about every axis (N m/rad, N m s/rad, N m)
 ARM_DRIVE = (1e4, 300.0, 500.0)
 
 
@@ -99,6 +103,7 @@ class World:
     held_qpos: dict[str, np.ndarray] = field(default_factory=dict)  # welded articulation -> its joints
     held_groups: dict[str, list[list[int]]] = field(default_factory=dict)  # welded body -> its shapes' groups
     parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # assembly whole -> its parts (no body of its own)
+    snaps: dict[str, Any] = field(default_factory=dict)  # part -> the drive holding it on its seat (`snap`)
     physics_s: float = 0.0  # wall seconds spent stepping physics since the build
     interrupt: Any = None  # called before every chunk of steps (deadline / cancel); may raise
     dress: bool = True  # objects drawn as their category with their name's label (dress.py), visual only
@@ -203,12 +208,15 @@ class World:
         sapien = sapien_module()
         b = self.scene.create_actor_builder()
         hx, hy, hz = (s / 2 for s in pl.size)
+        # a slender cylinder is built as a box, as in MuJoCo (a 20 cm wine glass let go a
+        # few degrees tilted rocked on its rim and toppled)
+        slender = hz > SLENDER * min(hx, hy)
         if pl.cabinet:
             self._case(b, pl.size, pl.app.rgba, physx)
         elif pl.container:
             self._shell(b, pl.size, pl.app.rgba, physx)
             self._dress(b, pl.node, "box", (hx, hy, hz), pl.app.rgba, hollow=True)  # its name on the front wall
-        elif pl.app.geometry in ("cylinder", "capsule", "sphere") and not fixed:
+        elif pl.app.geometry in ("cylinder", "capsule", "sphere") and not fixed and not slender:
             r = min(hx, hy)
             q = sapien.Pose([0, 0, 0], [0.7071068, 0, 0.7071068, 0])
             b.add_cylinder_collision(q, radius=r, half_length=hz, material=physx)
@@ -220,6 +228,11 @@ class World:
         b.set_physx_body_type("static" if fixed else "dynamic")
         b.set_initial_pose(sapien.Pose(list(pl.centre)))
         actor = b.build(name=pl.node)
+        if not fixed and not pl.container and hz > TALL * min(hx, hy):
+            # tall items are bottom-weighted, as in MuJoCo (its TALL rule): a wine glass set
+            # down a few degrees tilted from the grip's swing toppled a second later
+            body = actor.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent)
+            body.set_cmass_local_pose(sapien.Pose([0.0, 0.0, -TALL_COM_DROP * hz]))
         self.bodies[pl.node] = actor
         self.entity_node[actor.per_scene_id] = pl.node
 
@@ -505,6 +518,27 @@ class World:
         if hasattr(body, "get_links"):  # a held book's cover or box's lid stays as it was
             self.held_qpos[node] = np.asarray(body.get_qpos(), dtype=float).copy()
 
+    def snap(self, part: str, target: str) -> None:
+        """Hold `part` on `target` where it sits now: the snap-fit of two parts that met aligned
+        and touching (MuJoCo switches on an equality weld the same way). A stiff D6 drive between
+        the two bodies, so the joined whole lifts as one (grabbed by its top part alone, the
+        lower part stayed on the mat)."""
+        sapien = sapien_module()
+        physx = sapien.physx
+        body = self.bodies[part].find_component_by_type(physx.PhysxRigidDynamicComponent)
+        seat = self.bodies[target].find_component_by_type(physx.PhysxRigidDynamicComponent)
+        drive = physx.PhysxDriveComponent(body)
+        drive.parent = seat
+        rel = np.linalg.inv(self._pose_of(target)) @ self._pose_of(part)
+        drive.pose_in_parent = sapien.Pose(rel[:3, 3], quat_from_mat(rel[:3, :3]))
+        drive.pose_in_child = sapien.Pose()
+        for axis in ("x", "y", "z"):
+            getattr(drive, f"set_drive_property_{axis}")(*SNAP_DRIVE)
+        drive.set_drive_property_slerp(*SNAP_TURN)
+        drive.set_drive_target(sapien.Pose())
+        self.bodies[part].add_component(drive)
+        self.snaps[part] = drive
+
     def unweld(self, node: str) -> None:
         sapien = sapien_module()
         self.held_qpos.pop(node, None)
@@ -533,7 +567,6 @@ class World:
         return np.asarray(body.get_pose().to_transformation_matrix())
 
     def _follow(self, node: str, hand: str, rel: np.ndarray) -> None:
-        from robograph.rotations import quat_from_mat
 
         sapien = sapien_module()
         T = self.grip_pose(hand) @ rel
