@@ -208,3 +208,22 @@ def test_content_of_a_closed_drawer_tier_is_not_measured_through_its_front_panel
     pairs = covered_pairs(backend.world, opened, reading.locations, reading.placed_blockers)
     assert not any(t == "pen" for _, t in pairs)
     assert backend.reconcile(opened) == opened
+
+
+def test_an_assembly_whose_parts_stand_apart_is_nowhere_not_in_the_hand_the_graph_says(backend):
+    """Toy-B2's bench crash: the graph had the assembled rocket in the left hand, the world had
+    its parts apart (one in that hand); the whole was left unmeasured, stayed "held", and moving
+    the part into the same hand raised RewriteError. Apart, the whole reads nowhere (DETACHED)
+    and not assembled; its parts read where they are."""
+    from robograph.graph import PART_OF
+    from robograph.rewrite import HELD, MoveNode, apply_all
+
+    g0 = baseline_graph("Cosmetics-4")
+    backend.reset(g0, seed=0)
+    whole = sorted({e.dst for e in g0.edges_of(PART_OF)})[0]
+    assert g0.location.get(whole) is None and g0.attr(whole, "assembled") is False
+    expected = apply_all(g0, [SetAttr(whole, "assembled", True), MoveNode(whole, HELD, "left")])
+    got = backend.reconcile(expected)
+    assert got.hand_of(whole) is None and got.location.get(whole) is None
+    assert got.attr(whole, "assembled") is False
+    assert got == g0

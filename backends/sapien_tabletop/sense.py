@@ -193,6 +193,11 @@ def read(world: World, expected: SceneGraph) -> Reading:
             low = min((a, b), key=lambda p: float(position(world, p)[2]))
             held = [loc for loc in (measure_location(world, p, expected) for p in (a, b)) if loc[0] == HELD]
             locations[whole] = held[0] if held else measure_location(world, low, expected)
+        elif a in world.bodies and b in world.bodies:
+            # apart, the whole is nowhere, its parts are (as in the MuJoCo reading); left
+            # unmeasured, a whole the graph has in a hand stayed there while the hand held a part,
+            # and moving that part into the hand raised RewriteError (Toy-B2's bench crash)
+            locations[whole] = (DETACHED, "")
         if expected.attr(whole, "assembled") is not None or whole in assembled:
             attrs[(whole, "assembled")] = whole in assembled
     one_per_hand(world, locations, {w: pairs[w] for w in assembled}, expected)
