@@ -5,21 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-
-
-def _kitchen():
-    """The skills playground kitchen (samples.py) with a physics-mode robot."""
-    from robograph_backends.mujoco_kitchen.embodiment import KitchenScene, MujocoRobot
-    from robograph_backends.mujoco_kitchen.samples import skills_playground
-    from robograph_backends.mujoco_kitchen.world import World
-
-    inst = skills_playground()
-    world = World.build(inst.graph)
-    robot = MujocoRobot(world)
-    scene = KitchenScene(world, assisted=False)
-    scene.graph = inst.graph
-    return world, robot, scene
-
+from kitchen_playground import playground
 
 ANGLE = math.radians(40)
 
@@ -45,7 +31,7 @@ def test_a_continuous_pull_swings_the_door_as_far_in_fewer_physics_steps() -> No
 
     opened, steps = [], []
     for wrap in (False, True):
-        world, robot, scene = _kitchen()
+        world, robot, scene = playground()
         a = world.plan.articulations["pantry_cabinet"][0]
         hand = "left"
         h = scene.handles("pantry_cabinet")[0]

@@ -8,24 +8,12 @@ import math
 
 import numpy as np
 import pytest
+from kitchen_playground import playground
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("requires_mujoco")]
 
 COAST_S = 0.15  # a released drawer or button may coast this long on its own momentum (s)
 MOVED = 1e-4  # a joint change per step above this counts as motion (m or rad)
-
-
-def _kitchen(assisted: bool = False):
-    from robograph_backends.mujoco_kitchen.embodiment import KitchenScene, MujocoRobot
-    from robograph_backends.mujoco_kitchen.samples import skills_playground
-    from robograph_backends.mujoco_kitchen.world import World
-
-    inst = skills_playground()
-    world = World.build(inst.graph)
-    robot = MujocoRobot(world)
-    scene = KitchenScene(world, assisted=assisted)
-    scene.graph = inst.graph
-    return world, robot, scene
 
 
 class StepLog:
@@ -73,7 +61,7 @@ def _drawer(world):
 def test_drawer_opens_and_closes_only_through_the_fingers_on_its_handle() -> None:
     from robograph_skills.articulation import articulate
 
-    world, robot, scene = _kitchen()
+    world, robot, scene = playground()
     a = _drawer(world)
     logs = [StepLog(world, a.joint, a.body, _fingers(world, hand)) for hand in robot.hands]
     result = articulate(robot, scene, "sideboard_drawer", opening=True)
@@ -94,7 +82,7 @@ def test_drawer_opens_and_closes_only_through_the_fingers_on_its_handle() -> Non
 def test_the_same_pull_with_open_fingers_leaves_the_drawer_shut() -> None:
     from robograph_skills.articulation import take_handle
 
-    world, robot, scene = _kitchen()
+    world, robot, scene = playground()
     a = _drawer(world)
     open_gripper = robot.gripper
     robot.gripper = lambda hand, opening: open_gripper(hand, max(opening, 0.7))  # fingers never close
@@ -112,7 +100,7 @@ def test_the_same_pull_with_open_fingers_leaves_the_drawer_shut() -> None:
 def test_a_door_swings_only_while_the_fingers_hold_its_handle() -> None:
     from robograph_skills.articulation import pull_hinge, take_handle
 
-    world, robot, scene = _kitchen()
+    world, robot, scene = playground()
     a = world.plan.articulations["pantry_cabinet"][0]
     hand = "left"
     h = scene.handles("pantry_cabinet")[0]
@@ -125,7 +113,7 @@ def test_a_door_swings_only_while_the_fingers_hold_its_handle() -> None:
     assert world.qpos(a.joint) > math.radians(20)
     assert log.moved_without_touch(coast_s=0.0) == []
 
-    world, robot, scene = _kitchen()  # the same pull, fingers kept open
+    world, robot, scene = playground()  # the same pull, fingers kept open
     open_gripper = robot.gripper
     robot.gripper = lambda hand, opening: open_gripper(hand, max(opening, 0.7))
     h = scene.handles("pantry_cabinet")[0]
@@ -144,7 +132,7 @@ def test_the_robot_stands_clear_of_open_door_leaves() -> None:
     the robot pushed a fridge door shut), and it differs from the stance with the doors shut."""
     from robograph_backends.mujoco_kitchen.embodiment import BASE_FRONT, LEAF_CLEAR, ROBOT_HALF_WIDTH
 
-    world, _robot, scene = _kitchen()
+    world, _robot, scene = playground()
     arts = world.plan.articulations["pantry_cabinet"]
     assert {a.kind for a in arts} == {"hinged_door"}
     inside = scene.center("pantry_cabinet")
@@ -172,7 +160,7 @@ def test_the_robot_stands_clear_of_open_door_leaves() -> None:
 def test_a_button_is_pressed_by_the_finger() -> None:
     from robograph_skills import primitives as sk
 
-    world, robot, scene = _kitchen()
+    world, robot, scene = playground()
     b = world.plan.buttons["table_lamp"]
     hand = "left"
     log = StepLog(world, b.joint, world.model.body(world.model.jnt_bodyid[world.model.joint(b.joint).id]).name,
@@ -185,7 +173,7 @@ def test_a_button_is_pressed_by_the_finger() -> None:
 
 
 def test_assembly_snaps_only_when_the_parts_are_aligned_and_touching() -> None:
-    world, _robot, scene = _kitchen()
+    world, _robot, scene = playground()
     nose, base = scene.body("rocket_nose"), scene.body("rocket_base")
     assert scene.join("rocket_nose", "rocket_base") is not None  # side by side on the counter
     assert not world.weld_active("asm_toy_rocket")
@@ -212,12 +200,12 @@ def test_assembly_snaps_only_when_the_parts_are_aligned_and_touching() -> None:
 def test_assisted_mode_names_its_help() -> None:
     from robograph_skills import primitives as sk
 
-    _world, robot, scene = _kitchen(assisted=True)
+    _world, robot, scene = playground(assisted=True)
     opened = sk.articulate(robot, scene, "sideboard_drawer", opening=True)
     assert opened.ok and opened.assists == ("servo sideboard_drawer",)
     grabbed = sk.grab(robot, scene, "cup", "left")
     assert grabbed.ok and grabbed.assists == ("weld grasp cup",)
-    _world, robot, scene = _kitchen(assisted=False)
+    _world, robot, scene = playground(assisted=False)
     assert scene.assist is None
     grabbed = sk.grab(robot, scene, "cup", "left")
     assert grabbed.assists == ()
@@ -237,7 +225,7 @@ def test_a_tucked_arm_stays_nearer_the_body_than_its_carry_pose() -> None:
     pose the idle hand knocked an open fridge leaf from 100 to 54 deg (held-out FoodPack-Is2)."""
     from robograph_backends.mujoco_kitchen.embodiment import ROBOT_HALF_WIDTH
 
-    world, robot, _scene = _kitchen()
+    world, robot, _scene = playground()
     robot.carry("left")
     carried = _forward_extent(world, robot, "left")
     robot.tuck("left")

@@ -12,6 +12,7 @@ layout (sizes) and the live bodies (poses), never from the graph's relations.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -174,23 +175,15 @@ class SapienRobot:
         tilts = [self._tilt[hand]] if straight and not keep_height else [t for t in TILTS]
         now = self.hand_yaw(hand)
         yaws = sorted((yaw, yaw + math.pi), key=lambda y: abs(math.remainder(y - now, 2 * math.pi)))
-        ok = False
-        for tilt in tilts:
-            p = pitch + tilt
-            approach = np.array([math.sin(p), 0.0, -math.cos(p)])
-            new: list[str] = []
-            for y in yaws:
-                closing = np.array([math.cos(y), math.sin(y), 0.0])
-                before = len(self.failures)
-                ok = self.motion.move(hand, position, hand_rotation(approach, closing), duration=duration,
-                                      straight=straight)
+
+        def rotations_per_tilt() -> Iterator[list[np.ndarray]]:
+            for tilt in tilts:
                 self._tilt[hand] = tilt
-                new = self.failures[before:]
-                if ok or not any("no IK solution" in f for f in new):
-                    break
-            if ok or not any("no IK solution" in f for f in new):
-                break
-        return ok
+                p = pitch + tilt
+                approach = np.array([math.sin(p), 0.0, -math.cos(p)])
+                yield [hand_rotation(approach, np.array([math.cos(y), math.sin(y), 0.0])) for y in yaws]
+
+        return self._first_reachable(hand, position, rotations_per_tilt(), duration, straight)
 
     def move_grip(self, hand: str, position: np.ndarray, approach: np.ndarray, closing: np.ndarray, *,
                   duration: float = 0.5, straight: bool = False, base: BasePose | None = None) -> bool:
@@ -211,21 +204,26 @@ class SapienRobot:
         toward = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float) - np.asarray(position, dtype=float)
         toward[2] = 0.0
         prefer = now if straight else toward
-        ok = False
         # where the approach given has no IK solution (a lid's tab 70 cm ahead) the fingers tilt
         # forward about the closing axis, as in `move_hand`: a tab or bar pinched across that
         # axis is held the same way at any tilt about it
-        for a in _tilted(np.asarray(approach, dtype=float), closing):
-            new: list[str] = []
-            for c in sorted((closing, -closing), key=lambda c: -float(c @ prefer)):
+        closings = sorted((closing, -closing), key=lambda c: -float(c @ prefer))
+        per_tilt = ([hand_rotation(a, c) for c in closings] for a in _tilted(np.asarray(approach, dtype=float), closing))
+        return self._first_reachable(hand, position, per_tilt, duration, straight)
+
+    def _first_reachable(self, hand: str, position: np.ndarray, groups: Iterable[list[np.ndarray]],
+                         duration: float, straight: bool) -> bool:
+        """Move to the first hand rotation IK can reach, group by group (a group: the two
+        symmetric grips of one approach). The search ends at the first move that got somewhere
+        or failed for another reason than "no IK solution": the arm tried that pose and missed,
+        and another pose of the same grip would not do better."""
+        for group in groups:
+            for rotation in group:
                 before = len(self.failures)
-                ok = self.motion.move(hand, position, hand_rotation(a, c), duration=duration, straight=straight)
-                new = self.failures[before:]
-                if ok or not any("no IK solution" in f for f in new):
-                    break
-            if ok or not any("no IK solution" in f for f in new):
-                break
-        return ok
+                ok = self.motion.move(hand, position, rotation, duration=duration, straight=straight)
+                if ok or not any("no IK solution" in f for f in self.failures[before:]):
+                    return ok
+        return False
 
     def hand_position(self, hand: str) -> np.ndarray:
         return self.world.grip_pose(hand)[:3, 3].copy()
