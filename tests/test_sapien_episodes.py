@@ -36,13 +36,8 @@ PREFIXES: dict[str, int | None] = {
 
 
 @pytest.fixture(scope="module")
-def backend():
-    pytest.importorskip("sapien")
-    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
-
-    b = SapienTabletopBackend(mode="physics")
-    yield b
-    b.close()
+def backend(sapien_backend):
+    return sapien_backend  # physics mode, one for the module (conftest)
 
 
 @pytest.mark.parametrize("scene_id", sorted(PREFIXES))
