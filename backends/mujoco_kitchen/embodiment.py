@@ -44,13 +44,14 @@ from robograph_backends.mujoco_kitchen.sense import (
     node_bodies,
     stand_in,
 )
-from robograph_backends.mujoco_kitchen.tuning import LID_TAB_HALF
+from robograph_backends.mujoco_kitchen.tuning import LID_TAB_HALF, TIMESTEP
 from robograph_backends.mujoco_kitchen.world import World, assembly_pairs
 from robograph_backends.reading import is_open
 from robograph_skills.articulation import rotate
 from robograph_skills.interface import BasePose, Grasp, GripWaypoint, Handle, Placement
 
-DT = 0.002
+DT = TIMESTEP  # s per physics step: motion durations are converted to steps with the model's own
+# timestep (a second copy of 0.002 here made a changed TIMESTEP double every motion's time)
 SHOULDER_DZ = 0.93  # preferred height of the torso lift reference above a work point (m)
 REACH = 0.55  # preferred horizontal distance from the base centre to a work point (m)
 BASE_FRONT = 0.24  # base centre to the front of its body (m)
