@@ -57,7 +57,8 @@ MIN_BASE_Z = 0.22  # m: the arms' bases stand at least this high (over a play ma
 TOP_SPARE = 1.0  # m of free width a free-standing top gets beyond its packed rows
 SHALLOW_BLOCKERS = ("toy_bin", "toy_chest")  # lidded blockers whose column is laid shallow and wide (`_lay_shallow`)
 SHALLOW_MARGIN = 0.02  # m a shallow column's blocker is wider than its target on each side
-SHALLOW_MIN_DEPTH = 0.26  # m: the Panda hand (22 cm along its closing axis) between front and back walls, 1 cm spare
+ROW_END = 0.05  # m free at each end of that row: the hand (8 cm across) beside a toy there (Toy-B1's ball)
+SHALLOW_MIN_DEPTH = 0.32  # m: the Panda hand (22 cm along its closing axis) and its wrist between front and back walls
 WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a shallow column's boxes
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 
@@ -265,9 +266,11 @@ def _lay_shallow(graph: SceneGraph, apps: dict[str, Appearance], kids: Mapping[s
     what is put in later, and the extra width lets a long toy go in beside one put in the
     middle (a bunny found no spot next to a dinosaur in a 0.38 m wide bin). The blocker, which
     the task also takes toys out of, is at least SHALLOW_MIN_DEPTH deep and wide enough for
-    what starts in it to stand in one row: the hand closing across a toy in the middle of that
+    what starts in it to stand in one row, ROW_END free at its ends: the hand closing across a toy in that
     row goes down between its front and back walls (in a 0.24 m deep toy chest it stayed above
-    the 0.30 m walls, 20 cm over a toy ball, and a hand turned along the row hit the toys beside)."""
+    the 0.30 m walls, 20 cm over a toy ball, and a hand turned along the row hit the toys beside;
+    in a 0.26 m deep one the wrist, whose link 6 stands ~9 cm off the hand's axis, stopped on
+    the front wall 10 cm above the ball)."""
     for blocker, target in _shallow_pairs(graph, apps):
         depth: dict[str, float] = {}
         for node in (blocker, target):
@@ -278,7 +281,7 @@ def _lay_shallow(graph: SceneGraph, apps: dict[str, Appearance], kids: Mapping[s
         apps[target] = replace(apps[target], size=(depth[target], wide, tz))
         bx, by, bz = apps[blocker].size
         inside = [c for c, _ in kids.get(blocker, []) if c in apps]
-        row = sum(apps[c].size[1] for c in inside) + GAP * max(len(inside) - 1, 0) + 2 * WALL + 0.002
+        row = sum(apps[c].size[1] for c in inside) + GAP * max(len(inside) - 1, 0) + 2 * (WALL + ROW_END)
         apps[blocker] = replace(apps[blocker], size=(max(depth[blocker], SHALLOW_MIN_DEPTH),
                                                      max(by, wide + 2 * SHALLOW_MARGIN, row), bz))
 
