@@ -227,3 +227,28 @@ def test_an_assembly_whose_parts_stand_apart_is_nowhere_not_in_the_hand_the_grap
     assert got.hand_of(whole) is None and got.location.get(whole) is None
     assert got.attr(whole, "assembled") is False
     assert got == g0
+
+
+def test_stacked_parts_read_joined_along_their_own_axis_when_tilted_together(backend):
+    """`sense.joined` measures the stack in the lower part's frame: a toy rocket carried by a
+    hand tilted forward (0.35 rad, the far reach) or set down leaning still reads assembled
+    (measured along the world's vertical its parts' centres stood 3.5 cm apart and it read
+    "rocket_base ON rocket_nose"); parts 2 cm apart across their axis do not."""
+    import math
+
+    from robograph_backends.sapien_tabletop.sense import joined
+
+    g0 = baseline_graph("Toy-A5")
+    backend.reset(g0, seed=0)
+    world = backend.world
+    low, high = "rocket_base", "rocket_nose"
+    gap = (world.layout.placements[low].size[2] + world.layout.placements[high].size[2]) / 2
+    base = np.array([0.0, 3.0, 0.5])  # in the air beside the mat: nothing else there
+    tilt = 0.35
+    quat = (math.cos(tilt / 2), 0.0, math.sin(tilt / 2), 0.0)  # about +y
+    axis = np.array([math.sin(tilt), 0.0, math.cos(tilt)])
+    world.teleport(low, base, quat)
+    world.teleport(high, base + gap * axis, quat)
+    assert joined(world, low, high)
+    world.teleport(high, base + gap * axis + np.array([0.0, 0.02, 0.0]), quat)
+    assert not joined(world, low, high)

@@ -121,3 +121,29 @@ def test_lid_set_open_stays_open_and_moves_no_neighbour():
     for node, p in before.items():
         assert np.linalg.norm(world.position(node) - p) < 0.01, (node, world.position(node) - p)
     backend.close()
+
+
+@pytest.mark.parametrize("scene_id", ["Toy-A3", "Toy-B4"])
+def test_toy_storage_column_is_shallow_wide_and_its_raised_lid_hides_the_target(scene_id):
+    """A toy bin or chest whose raised lid hides the bin or basket behind it (a conditioned
+    OCCLUDES column): the column is laid shallow and wide, so the target's front row, where the
+    hands put toys, lies within the reach band (at their catalog depths the target's back stood
+    1.0-1.1 m ahead and nothing could be put in), the blocker is wider than the target and deep
+    enough for the hand between its walls, both lids open past vertical, what starts in the
+    target stands at its back, and the raised lid (sized at 75 deg) still hides the target."""
+    from robograph.graph import OCCLUDES
+    from robograph_backends.sapien_tabletop.hiding import GROW_COVER, _cover, solve_hiding
+    from robograph_backends.sapien_tabletop.layout import REACH_FAR, SHALLOW_MIN_DEPTH, WIDE_LID_OPEN
+    from robograph_backends.sapien_tabletop.spots import INNER_REACH
+
+    graph = _scene(scene_id).graph
+    lay = solve_hiding(graph)
+    (blocker, target), = [(e.src, e.dst) for e in graph.edges_of(OCCLUDES) if e.when]
+    b, t = lay.placements[blocker], lay.placements[target]
+    front_row = t.centre[0] - t.size[0] / 2 + 0.1 - lay.robot_x  # m ahead of the arms
+    assert front_row < REACH_FAR + INNER_REACH - 0.05, front_row
+    assert b.size[1] > t.size[1] and b.size[0] >= SHALLOW_MIN_DEPTH
+    assert lay.lid_open[blocker] == WIDE_LID_OPEN
+    assert all(lay.placements[c].centre[0] > t.centre[0] for c, p in lay.placements.items() if p.parent == target)
+    t_half = np.asarray(t.size) / 2
+    assert _cover(np.asarray(b.centre), np.asarray(b.size) / 2, True, np.asarray(t.centre), t_half) >= GROW_COVER

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph.graph import SceneGraph
+from robograph.graph import INSIDE, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
@@ -463,8 +463,24 @@ class TabletopScene:
         g_yaw = yaw if across_x else yaw + math.pi / 2
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
+        span = float(2 * min(h[0], h[1]))
+        if not self._hand_fits_inside(node, grip, g_yaw) and self._lidded_parent(node) is not None \
+                and 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:
+            # in a toy bin too shallow for the hand along its closing axis (22 cm) between the
+            # front and back walls, the palm stayed above the walls, 20 cm over a toy nose at
+            # the bottom: fingers closing the other way, the hand lies along the bin's width
+            turned = (g_yaw + math.pi) % math.pi - math.pi / 2
+            if self._hand_fits_inside(node, grip, turned):
+                g_yaw, span = turned, float(2 * max(h[0], h[1]))
         rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
-        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=rim, approach=APPROACH)
+        return Grasp(grip, g_yaw, span=span, rim=rim, approach=APPROACH)
+
+    def _lidded_parent(self, node: str) -> str | None:
+        """The lidded box `node` lies in, if it does."""
+        pl = self.world.layout.placements.get(node)
+        if pl is None or pl.parent is None or pl.rel != INSIDE:
+            return None
+        return pl.parent if self.world.layout.placements[pl.parent].app.articulation == "lid" else None
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the

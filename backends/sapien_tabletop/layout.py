@@ -35,6 +35,7 @@ from robograph.graph import (
 )
 from robograph_backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
 from robograph_backends.mujoco_kitchen.packing import Unit, column, pack_extent, pack_rows, single
+from robograph_backends.mujoco_kitchen.tuning import GAP, SLENDER
 from robograph_backends.sapien_tabletop.errors import UnsupportedScene
 
 WALL = 0.01  # wall and floor thickness of containers (m)
@@ -54,6 +55,11 @@ FIXTURE_HEIGHT = 0.3  # m: furniture standing on a top is at most this tall (gro
 MIN_BASE_Z = 0.22  # m: the arms' bases stand at least this high (over a play mat on the floor, the
 # lids of 30 cm bins rise 35 cm above their rims: top-down IK holds from 0.3 m below the base to 0.45 above)
 TOP_SPARE = 1.0  # m of free width a free-standing top gets beyond its packed rows
+SHALLOW_BLOCKERS = ("toy_bin", "toy_chest")  # lidded blockers whose column is laid shallow and wide (`_lay_shallow`)
+SHALLOW_MARGIN = 0.02  # m a shallow column's blocker is wider than its target on each side
+ROW_END = 0.05  # m free at each end of that row: the hand (8 cm across) beside a toy there (Toy-B1's ball)
+SHALLOW_MIN_DEPTH = 0.32  # m: the Panda hand (22 cm along its closing axis) and its wrist between front and back walls
+WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a shallow column's boxes
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 
 
@@ -89,6 +95,7 @@ class Layout:
     blocking: dict[str, str] = field(default_factory=dict)  # blocker -> the node it hides
     robot_x: float = 0.0  # x of the arms' base line (m, world), in front (-x) of the table
     robot_z: float = 0.0  # height of the arms' bases (m): the table top, at least MIN_BASE_Z
+    lid_open: dict[str, float] = field(default_factory=dict)  # lid -> its open angle (rad) where not world's LID_OPEN
 
 
 def setback(placement: Placement) -> float:
@@ -175,11 +182,21 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             # furniture standing on a top (a toy shelf, a mini fridge) low enough for the arms
             # to reach over it (what it must hold still grows it back)
             apps[node] = replace(apps[node], size=(*apps[node].size[:2], min(apps[node].size[2], FIXTURE_HEIGHT)))
+    _lay_shallow(graph, apps, kids)
+    _square_slender_stacks(graph, apps)
     for node, extra in (deeper or {}).items():
         a = apps[node]
         apps[node] = replace(a, size=(a.size[0] + extra, a.size[1], a.size[2]))
     sizes = _fitted_sizes(graph, kids, apps, {table, *others})
     lay = Layout(table)
+    # a shallow column's boxes open just past vertical, out of the way of the arm working in
+    # them: resting at 75 deg a lid leant in over the box's back, the forearm taking a toy from
+    # a toy chest's middle stopped against it, a hand bringing a toy dinosaur to a bin pushed
+    # it past its balance and it fell shut. Its tab, at the back of a box that is shallow now,
+    # stays within reach for closing it. The hiding is still sized at 75 deg: a lid past
+    # vertical stands higher and further back, so it hides at least as much behind it.
+    lay.lid_open.update({n: WIDE_LID_OPEN for pair in _shallow_pairs(graph, apps) for n in pair
+                         if apps[n].articulation == "lid"})
     tsize = sizes[table]
     lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False,
                                       _holds_tiers(table, kids, apps))
@@ -206,8 +223,83 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
     return lay
 
 
+def _shallow_pairs(graph: SceneGraph, apps: Mapping[str, Appearance]) -> list[tuple[str, str]]:
+    """(blocker, target) of each conditioned OCCLUDES pair whose blocker is a SHALLOW_BLOCKERS
+    lidded box: a toy bin or chest whose raised lid hides the bin or basket behind it."""
+    return [(e.src, e.dst) for e in graph.edges_of(OCCLUDES)
+            if e.when and e.src in apps and e.dst in apps and apps[e.src].articulation == "lid"
+            and graph.nodes[e.src].category in SHALLOW_BLOCKERS]
+
+
+def _shallow_targets(graph: SceneGraph, apps: Mapping[str, Appearance]) -> set[str]:
+    return {t for _, t in _shallow_pairs(graph, apps)}
+
+
+def _square_slender_stacks(graph: SceneGraph, apps: dict[str, Appearance]) -> None:
+    """Round parts of an assembly whose stacked whole is slender (height over SLENDER times its
+    narrowest width) are built as boxes (in place), as a slender cylinder is (world.py, MuJoCo's
+    rule): a toy rocket's parts, 6 cm round and 20 cm tall stacked, set down on the toy shelf
+    rolled over on its rim (it then read "toy_rocket ON rocket_nose"), each part alone being
+    squat enough to stay round."""
+    parts: dict[str, list[str]] = {}
+    for e in graph.edges_of(PART_OF):
+        if e.src in apps:
+            parts.setdefault(e.dst, []).append(e.src)
+    for ps in parts.values():
+        height = sum(apps[p].size[2] for p in ps)
+        if height > SLENDER * min(min(apps[p].size[:2]) for p in ps):
+            for p in ps:
+                if apps[p].geometry in ("cylinder", "capsule", "sphere"):
+                    apps[p] = replace(apps[p], geometry="box")
+
+
+def _lay_shallow(graph: SceneGraph, apps: dict[str, Appearance], kids: Mapping[str, list[tuple[str, str]]]) -> None:
+    """Lay each `_shallow_pairs` column shallow and wide (in place): both boxes only two
+    capacity rows deep behind the packing's front margin (their contents may still grow them),
+    the target as wide as its catalog floor area needs at that depth, the blocker SHALLOW_MARGIN
+    wider than the target each side so its raised lid can cover it; the blocker then deepens
+    until its lid hides (`hiding.solve_hiding`). Why: at their catalog depths the blocker had to
+    grow to 0.40-0.45 m and the column ran 1.0-1.1 m ahead of the arms, where the target's back
+    half and its lid's tab were out of reach (no free spot in it for what the task puts in);
+    a shallow target is also easier to hide (its top recedes less). What starts in the target is
+    packed at its back, not centred (`_place_children`), so the front row stays free for
+    what is put in later, and the extra width lets a long toy go in beside one put in the
+    middle (a bunny found no spot next to a dinosaur in a 0.38 m wide bin). The blocker, which
+    the task also takes toys out of, is at least SHALLOW_MIN_DEPTH deep and wide enough for
+    what starts in it to stand in one row, ROW_END free at its ends: the hand closing across a toy in that
+    row goes down between its front and back walls (in a 0.24 m deep toy chest it stayed above
+    the 0.30 m walls, 20 cm over a toy ball, and a hand turned along the row hit the toys beside;
+    in a 0.26 m deep one the wrist, whose link 6 stands ~9 cm off the hand's axis, stopped on
+    the front wall 10 cm above the ball)."""
+    for blocker, target in _shallow_pairs(graph, apps):
+        depth: dict[str, float] = {}
+        for node in (blocker, target):
+            room = capacity_room(graph, node, apps[node])
+            depth[node] = (room[0] if room else apps[node].size[0]) + FRONT_MARGIN
+        tx, ty, tz = apps[target].size
+        wide = max(ty, tx * ty / depth[target])
+        apps[target] = replace(apps[target], size=(depth[target], wide, tz))
+        bx, by, bz = apps[blocker].size
+        inside = [c for c, _ in kids.get(blocker, []) if c in apps]
+        row = sum(apps[c].size[1] for c in inside) + GAP * max(len(inside) - 1, 0) + 2 * (WALL + ROW_END)
+        apps[blocker] = replace(apps[blocker], size=(max(depth[blocker], SHALLOW_MIN_DEPTH),
+                                                     max(by, wide + 2 * SHALLOW_MARGIN, row), bz))
+
+
 def _holds_tiers(node: str, kids: Mapping[str, list[tuple[str, str]]], apps: Mapping[str, Appearance]) -> bool:
     return any(rel == INSIDE and apps[c].articulation == "drawer" for c, rel in kids.get(node, []))
+
+
+def capacity_room(graph: SceneGraph, node: str, app: Appearance) -> tuple[float, float] | None:
+    """(depth, width) in m a movable container needs for its `capacity` items of up to SLOT
+    across, SLOTS_PER_ROW to a row (what the task puts in later needs a free spot; the packing
+    alone leaves none); None for anything else."""
+    cap = graph.nodes[node].capacity
+    if not cap or not _is_container(graph, node, app) or app.articulation == "drawer":
+        return None
+    per_row = min(int(cap), SLOTS_PER_ROW)
+    rows = -(-int(cap) // per_row)
+    return rows * SLOT + 2 * WALL, per_row * SLOT + 2 * WALL
 
 
 def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
@@ -232,14 +324,9 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
             sx = max(sx, max(sizes[t][0] for t in tiers) + 2 * WALL)
             sy = max(sy, max(sizes[t][1] for t in tiers) + 2 * WALL + 2 * TIER_GAP)
             sz = max(sz, sum(sizes[t][2] + TIER_GAP for t in tiers) + 2 * WALL + TIER_GAP)
-        cap = graph.nodes[node].capacity
-        if cap and _is_container(graph, node, apps[node]) and apps[node].articulation != "drawer":
-            # room for `capacity` items of up to SLOT across, SLOTS_PER_ROW to a row (what the
-            # task puts in later needs a free spot; the packing alone leaves none)
-            per_row = min(int(cap), SLOTS_PER_ROW)
-            rows = -(-int(cap) // per_row)
-            sx = max(sx, rows * SLOT + 2 * WALL)
-            sy = max(sy, per_row * SLOT + 2 * WALL)
+        room = capacity_room(graph, node, apps[node])
+        if room is not None:
+            sx, sy = max(sx, room[0]), max(sy, room[1])
         if rest:
             walls = 2 * WALL if _is_container(graph, node, apps[node]) else 0.0
             units = _units(graph, rest, sizes)
@@ -283,14 +370,20 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                                           INSIDE, True)
     units = _units(graph, [c for c, _ in rest], sizes)
     cx, cy, floor = region.centre
+    at_back = parent in _shallow_targets(graph, apps)
     for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1],
                        front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN,
                        # in a walled container the rows are centred front to back: a palm reaching
                        # down to a croissant at the front of a chafing dish hit its front wall
-                       centre_depth=region.half[0] if lay.placements[parent].container else None):
+                       centre_depth=region.half[0] if lay.placements[parent].container
+                       and not at_back else None):
         s = sizes[p.node]
         rel = dict(rest)[p.node]
-        lay.placements[p.node] = Placement(p.node, (p.x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,
+        # a shallow column's target holds what starts in it at its back, under its raised lid:
+        # the front row stays free for what the hands put in (reaching the back row, a bunny
+        # swung into the lid leaning over it and knocked the bin over)
+        x = 2 * cx - p.x if at_back else p.x
+        lay.placements[p.node] = Placement(p.node, (x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,
                                            _is_container(graph, p.node, apps[p.node]),
                                            _holds_tiers(p.node, kids, apps))
         if p.hides is not None:

@@ -165,11 +165,18 @@ def assembly_pairs(graph: SceneGraph) -> dict[str, tuple[str, str]]:
 
 
 def joined(world: World, a: str, b: str) -> bool:
-    """Two parts stacked end to end: centred on one another and touching (within ASSEMBLY_GAP)."""
-    pa, pb = position(world, a), position(world, b)
+    """Two parts stacked end to end: centred on one another and touching (within ASSEMBLY_GAP),
+    measured along the lower part's own axis, not the world's vertical: a stack leaning a few
+    degrees (set down leaning, or in a hand tilted forward for the far reach) shifts its parts'
+    centres across the vertical (6 degrees: 1 cm on a 10 cm stack). Measured along the
+    vertical, Toy-B4's rocket base seated on its nose read "rocket_base ON rocket_nose", not
+    assembled. Not the upper part's axis: held in the fingers it may lean on its seat."""
+    low, high = (a, b) if position(world, a)[2] <= position(world, b)[2] else (b, a)
+    T = body_pose(world, low)  # the part below: the one a part held in the hand was seated on
+    d = T[:3, :3].T @ (position(world, high) - T[:3, 3])
     ha = world.layout.placements[a].size[2] / 2
     hb = world.layout.placements[b].size[2] / 2
-    return bool(np.linalg.norm(pa[:2] - pb[:2]) < ASSEMBLY_GAP and abs(abs(pa[2] - pb[2]) - (ha + hb)) < ASSEMBLY_GAP)
+    return bool(np.linalg.norm(d[:2]) < ASSEMBLY_GAP and abs(abs(d[2]) - (ha + hb)) < ASSEMBLY_GAP)
 
 
 def joint_fraction(world: World, node: str) -> float:

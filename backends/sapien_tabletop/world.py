@@ -45,6 +45,11 @@ LID_STOP = 1.3  # rad: a lid's or cover's hinge stops here (open)
 LID_BALANCE = math.radians(40)  # ... and its counterweight balances it here
 CW_HEIGHT = 0.06  # m: the counterweight stands this far above the hinge
 DENSITY = 1000.0  # kg/m^3 of every other shape (SAPIEN's default)
+# pillows and blankets are stuffed fabric, not water: at DENSITY a 26 cm pillow grown to hide a
+# toy weighed 7 kg, slid 2 cm down between the fingers on the way to its aside spot and, set
+# down where its bottom met the mat early, toppled (Toy-A3)
+SOFT_CATEGORIES = ("pillow", "blanket")
+SOFT_DENSITY = 100.0  # kg/m^3
 LIP = 0.04  # m a lid's or cover's tab reaches past the box's front wall ...
 TAB_HALF = 0.015  # ... and half its width (m)
 DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
@@ -224,7 +229,10 @@ class World:
                 b.add_cylinder_visual(q, radius=r, half_length=hz, material=self._material(pl.app.rgba))
         else:
             dressed = self._dress(b, pl.node, "box", (hx, hy, hz), pl.app.rgba)
-            self._box(b, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx, visual=not dressed)
+            node = self.graph_nodes.get(pl.node)
+            soft = node is not None and node.category in SOFT_CATEGORIES
+            self._box(b, (0, 0, 0), (hx, hy, hz), pl.app.rgba, physx, visual=not dressed,
+                      density=SOFT_DENSITY if soft else DENSITY)
         b.set_physx_body_type("static" if fixed else "dynamic")
         b.set_initial_pose(sapien.Pose(list(pl.centre)))
         actor = b.build(name=pl.node)
@@ -328,9 +336,10 @@ class World:
                           physx, density=LID_DENSITY)
                 self._counterweight(child, hx, hy, hz, physx)
                 joint = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # axis +y
-            closed, opened = 0.0, DOOR_OPEN if art == "hinged_door" else LID_OPEN
+            lid_open = self.layout.lid_open.get(pl.node, LID_OPEN)
+            closed, opened = 0.0, DOOR_OPEN if art == "hinged_door" else lid_open
             child.set_joint_name(f"{pl.node}_hinge")
-            child.set_joint_properties("revolute", [[0.0, 1.9 if art == "hinged_door" else LID_STOP]], joint, joint,
+            child.set_joint_properties("revolute", [[0.0, 1.9 if art == "hinged_door" else lid_open]], joint, joint,
                                        JOINT_FRICTION, JOINT_DAMPING)
         ab.set_initial_pose(sapien.Pose(list(pl.centre)))
         articulation = ab.build(fix_root_link=fixed)
