@@ -96,7 +96,7 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
     if spot.rim is not None:  # let go above the walls: the object drops the last centimetres
         grip[2] = max(grip[2], spot.rim + PALM_MARGIN - robot.palm_clearance)
     grasp = scene.grasp(node)
-    yaw = held_upright_yaw(robot, scene, node, hand)
+    yaw = held_upright_yaw(robot, scene, node, hand) if spot.yaw is None else spot.yaw
     # roofed spots: stand back far enough for the entry point in front of the spot as well
     out = scene.outward(target)
     stance = grip + out * (spot.entry / 2) if from_front else grip

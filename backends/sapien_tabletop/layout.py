@@ -55,6 +55,11 @@ MIN_BASE_Z = 0.22  # m: the arms' bases stand at least this high (over a play ma
 # lids of 30 cm bins rise 35 cm above their rims: top-down IK holds from 0.3 m below the base to 0.45 above)
 TOP_SPARE = 1.0  # m of free width a free-standing top gets beyond its packed rows
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
+MINI_FOOTPRINT = 0.1  # m: a mini fridge's depth before it grows round what it holds
+MINI_WIDTH = 0.88  # m: a mini fridge's width: its bin and its shelf side by side, all within the reach band
+MINI_SHELF = (0.28, 0.36)  # m: depth (x) and width (y) of a shelf in a mini fridge (six jars, 3 cm apart)
+MINI_BIN = (0.2, 0.4)  # m: ... of a bin in it, at least (its capacity's slots left no spot for the last
+# of five bottles: they stand where the spots fell, not in slots)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +180,7 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             # furniture standing on a top (a toy shelf, a mini fridge) low enough for the arms
             # to reach over it (what it must hold still grows it back)
             apps[node] = replace(apps[node], size=(*apps[node].size[:2], min(apps[node].size[2], FIXTURE_HEIGHT)))
+    _mini_fridges(graph, apps, {table, *others})
     for node, extra in (deeper or {}).items():
         a = apps[node]
         apps[node] = replace(a, size=(a.size[0] + extra, a.size[1], a.size[2]))
@@ -204,6 +210,29 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
                 raise UnsupportedScene("a pressable that is also a container or articulated", [node], [])
             lay.placements[node] = replace(pl, button=True)
     return lay
+
+
+def _mini_fridges(graph: SceneGraph, apps: dict[str, Appearance], tops: set[str]) -> None:
+    """A fridge standing on a top (a kitchen fridge's door on a vertical hinge) is a mini
+    chest fridge: its door is a lid hinged at the back top edge (taken by its tab, as a bin's
+    lid), and it is MINI_WIDTH wide and as deep as its bins need (MINI_BIN or a bin's capacity,
+    MINI_SHELF for a shelf, side by side) instead of a kitchen fridge's 0.55-0.7 m parts. A front door
+    swings toward the arms: a 0.38 m leaf pulled by its bar swung into their base line and
+    knocked a bottle over, and a 0.7 m one reaches 0.2 m behind it; a roof over the shelf
+    needs grasps from the front, which the skills do not make (Fridge-T)."""
+    for node, app in list(apps.items()):
+        loc = graph.location.get(node)
+        if app.articulation != "hinged_door" or graph.nodes[node].kind != FURNITURE or loc is None \
+                or loc.dst not in tops:
+            continue
+        apps[node] = replace(app, size=(MINI_FOOTPRINT, MINI_WIDTH, app.size[2]), articulation="lid")
+        for child, edge in graph.location.items():
+            if edge.dst != node or child not in apps or graph.nodes[child].kind != FURNITURE \
+                    or apps[child].articulation != "none":
+                continue
+            a = apps[child]
+            footprint = MINI_BIN if graph.nodes[child].has(CONTAINER) else MINI_SHELF
+            apps[child] = replace(a, size=(*footprint, a.size[2]))
 
 
 def _holds_tiers(node: str, kids: Mapping[str, list[tuple[str, str]]], apps: Mapping[str, Appearance]) -> bool:
