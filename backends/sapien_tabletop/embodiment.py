@@ -44,6 +44,7 @@ from robograph_backends.sapien_tabletop.world import (
     World,
 )
 from robograph_skills.interface import BasePose, Grasp, Handle, Placement
+from robograph_skills.primitives import LIFT
 
 MAX_OPENING = 0.08  # m between the Panda's finger pads, fully open
 PALM_CLEARANCE = 0.047  # m from the grip point (panda_grasptarget) up to the palm's lowest part
@@ -60,6 +61,8 @@ SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
+ROUND = 0.005  # m: an object whose footprint's sides differ less than this is held alike at any yaw
+WALL_CLEAR = 0.03  # m: an object taken out of a container is lifted this far clear of its walls
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
 TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
@@ -472,7 +475,19 @@ class TabletopScene:
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
         rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
-        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=rim, approach=APPROACH)
+        turned = (g_yaw + math.pi) % math.pi - math.pi / 2  # g_yaw + pi/2, in the same range
+        if rim is not None and abs(float(h[0] - h[1])) < ROUND and self._hand_fits_inside(node, grip, turned):
+            # a round object is held the same way at any yaw: the hand turns to fit between the
+            # walls (across a 16 cm deep grocery bag, the palm above its 32 cm walls, the fingers
+            # did not reach a jar down in it, Fridge-T)
+            g_yaw, rim = turned, None
+        # out of a deep container the object is lifted clear of its walls before the swing to
+        # the carry pose (lifted 20 cm, a mustard bottle still in a 32 cm grocery bag dragged
+        # the bag over, Fridge-T)
+        walls = self._rim(node)
+        clear = walls + WALL_CLEAR - float(c[2] - h[2]) if walls is not None else 0.0
+        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=rim,
+                     approach=clear if clear > LIFT else APPROACH)
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
