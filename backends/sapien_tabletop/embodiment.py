@@ -44,7 +44,7 @@ from robograph_backends.sapien_tabletop.world import (
     World,
 )
 from robograph_skills.interface import BasePose, Grasp, Handle, Placement
-from robograph_skills.primitives import LIFT
+from robograph_skills.primitives import LIFT, upright_yaw
 
 MAX_OPENING = 0.08  # m between the Panda's finger pads, fully open
 PALM_CLEARANCE = 0.047  # m from the grip point (panda_grasptarget) up to the palm's lowest part
@@ -574,9 +574,7 @@ class TabletopScene:
         if hand is None:
             return self.grasp(node).yaw
         closing = self.world.grip_pose(hand)[:3, 1]
-        yaw = math.atan2(float(closing[1]), float(closing[0])) - self.yaw(node)
-        yaw = (yaw + math.pi / 2) % math.pi - math.pi / 2
-        return math.pi / 2 if yaw < -math.pi / 2 + 0.3 else yaw
+        return upright_yaw(math.atan2(float(closing[1]), float(closing[0])), self.yaw(node))
 
     def aside(self, node: str) -> list[Placement]:
         if node not in self.world.layout.placements:

@@ -216,10 +216,11 @@ def _mini_fridges(graph: SceneGraph, apps: dict[str, Appearance], tops: set[str]
     """A fridge standing on a top (a kitchen fridge's door on a vertical hinge) is a mini
     chest fridge: its door is a lid hinged at the back top edge (taken by its tab, as a bin's
     lid), and it is MINI_WIDTH wide and as deep as its bins need (MINI_BIN or a bin's capacity,
-    MINI_SHELF for a shelf, side by side) instead of a kitchen fridge's 0.55-0.7 m parts. A front door
-    swings toward the arms: a 0.38 m leaf pulled by its bar swung into their base line and
-    knocked a bottle over, and a 0.7 m one reaches 0.2 m behind it; a roof over the shelf
-    needs grasps from the front, which the skills do not make (Fridge-T)."""
+    MINI_SHELF for a shelf, side by side) instead of a kitchen fridge's 0.55-0.7 m parts. A
+    front door swings toward the arms, whose base cannot move in x: a 0.38 m leaf pulled by its
+    bar swung into their base line and knocked a bottle over, and a 0.7 m one open 46 deg
+    reaches 0.18 m behind it; a roof over the shelf needs grasps from the front, which the
+    skills do not make (docs/sapien_backend.md, "Fridge-T")."""
     for node, app in list(apps.items()):
         loc = graph.location.get(node)
         if app.articulation != "hinged_door" or graph.nodes[node].kind != FURNITURE or loc is None \
