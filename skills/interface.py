@@ -68,6 +68,8 @@ class Placement:
     entry: float = 0.22  # from the front: how far in front of the spot the hand enters (m)
     rim: float | None = None  # world z of the walls around the spot (the palm stays above)
     approach: float = 0.12  # from above: the hand comes down from this high over the release point (m)
+    yaw: float | None = None  # the hand's yaw at release where the spot needs one (None: the object
+    # turned back to its built orientation): a hand that must fit between walls it goes down into
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,7 +96,7 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
     if spot.rim is not None:  # let go above the walls: the object drops the last centimetres
         grip[2] = max(grip[2], spot.rim + PALM_MARGIN - robot.palm_clearance)
     grasp = scene.grasp(node)
-    yaw = held_upright_yaw(robot, scene, node, hand)
+    yaw = held_upright_yaw(robot, scene, node, hand) if spot.yaw is None else spot.yaw
     # roofed spots: stand back far enough for the entry point in front of the spot as well
     out = scene.outward(target)
     stance = grip + out * (spot.entry / 2) if from_front else grip
@@ -123,7 +123,12 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
 def held_upright_yaw(robot: Robot, scene: Scene, node: str, hand: str) -> float:
     """Hand yaw that turns a held object back to its built orientation (yaw 0 modulo pi), so
     its footprint is the one the spot was chosen for, whichever side it was grasped across."""
-    yaw = robot.hand_yaw(hand) - scene.yaw(node)
+    return upright_yaw(robot.hand_yaw(hand), scene.yaw(node))
+
+
+def upright_yaw(hand_yaw: float, object_yaw: float) -> float:
+    """`held_upright_yaw` from the hand's and the held object's yaws (rad)."""
+    yaw = hand_yaw - object_yaw
     yaw = (yaw + math.pi / 2) % math.pi - math.pi / 2  # the fingers are symmetric: modulo pi
     return math.pi / 2 if yaw < -math.pi / 2 + 0.3 else yaw
 

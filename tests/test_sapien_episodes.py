@@ -8,10 +8,12 @@ croissant taken out of it, the lid closed), Dining-3 (19 steps: a wine glass, cu
 shakers carried along the rail from the sideboard, its drawer opened, emptied and closed) and
 Toy-A3 (26 steps: two pillows and a blanket moved aside, a toy robot snapped together and
 shelved, a music box pressed, the bin behind the other one opened, filled and closed, then the
-front bin) run whole and must succeed; for Cosmetics the opening steps that the layout and the
-skills get right today are checked (a mirror moved aside, a lipstick capped, a spray put away). Desk (books wider than the gripper) and
-Fridge-T (no grasps into the roofed fridge) have no step here yet: docs/sapien_backend.md "Not
-done". One backend is kept for all of them (SAPIEN's renderer stays warm).
+front bin) and Fridge-T5 (19 steps: a mini fridge opened, four bottles put in its door bin and
+four jars on its shelf, closed) run whole and must succeed; for Cosmetics the opening steps that
+the layout and the skills get right today are checked (a mirror moved aside, a lipstick capped,
+a spray put away). Desk (books wider than the gripper) has no step here yet:
+docs/sapien_backend.md "Not done". One backend is kept for all of them (SAPIEN's renderer stays
+warm).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ pytestmark = pytest.mark.slow
 PREFIXES: dict[str, int | None] = {
     "Buffet-T2": None,
     "Dining-3": None,
+    "Fridge-T5": None,  # a mini chest fridge opened by its lid's tab, eight bottles and jars put in, closed
     "Toy-A3": None,  # blockers moved aside, a toy robot snapped and shelved, a button, two bins filled and closed
     "Cosmetics-1": 4,  # a mirror moved aside, a lipstick capped, a spray put in an organizer
 }

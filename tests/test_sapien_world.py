@@ -16,7 +16,7 @@ from robograph.graph import INSIDE, ON
 from robograph.gym_env import demo_instance_path
 from robograph.instance import TaskInstance, load_instance
 from robograph_backends.sapien_tabletop.errors import UnsupportedScene, VulkanUnavailable
-from robograph_backends.sapien_tabletop.layout import solve
+from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR, solve
 
 
 @lru_cache(maxsize=4)
@@ -63,6 +63,25 @@ def test_layout_puts_children_in_or_on_their_parent(scene_id):
             assert np.all(np.abs(c[:2] - p[:2]) <= ph[:2] + 1e-6), node
         checked += 1
     assert checked >= 5
+
+
+@pytest.mark.parametrize("scene_id", ["Fridge-T1", "Fridge-T5"])
+def test_a_mini_fridge_on_a_counter_is_a_chest_whose_bin_and_shelf_lie_side_by_side_in_reach(scene_id):
+    """A fridge standing on a top opens by a lid (a front door swept into the arms' base line),
+    and what it holds lies side by side within the reach band, so a hand reaches every spot
+    from above (docs/sapien_backend.md, "Fridge-T")."""
+    graph = _scene(scene_id).graph
+    lay = solve(graph)
+    fridge = lay.placements["fridge"]
+    assert fridge.app.articulation == "lid" and fridge.container
+    front = fridge.centre[0] - fridge.size[0] / 2 - lay.robot_x
+    back = fridge.centre[0] + fridge.size[0] / 2 - lay.robot_x
+    assert front >= REACH_NEAR - 1e-6 and back <= REACH_FAR + 0.05, (front, back)
+    inside = [n for n, e in graph.location.items() if e.dst == "fridge" and e.rel == INSIDE]
+    assert sorted(inside) == ["door_bin", "fridge_shelf"]
+    bin_, shelf = lay.placements["door_bin"], lay.placements["fridge_shelf"]
+    gap = abs(bin_.centre[1] - shelf.centre[1]) - (bin_.size[1] + shelf.size[1]) / 2
+    assert gap > 0.0  # side by side across the fridge, not one behind the other
 
 
 @pytest.mark.slow

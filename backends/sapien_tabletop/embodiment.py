@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph.graph import INSIDE, SceneGraph
+from robograph.graph import FURNITURE, INSIDE, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
@@ -44,6 +44,7 @@ from robograph_backends.sapien_tabletop.world import (
     World,
 )
 from robograph_skills.interface import BasePose, Grasp, Handle, Placement
+from robograph_skills.primitives import LIFT, upright_yaw
 
 MAX_OPENING = 0.08  # m between the Panda's finger pads, fully open
 PALM_CLEARANCE = 0.047  # m from the grip point (panda_grasptarget) up to the palm's lowest part
@@ -60,12 +61,16 @@ SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
+ROUND = 0.005  # m: an object whose footprint's sides differ less than this is held alike at any yaw
+WALL_CLEAR = 0.03  # m: an object taken out of a container is lifted this far clear of its walls
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
 TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down has no IK solution
 OVER_DROP = 0.05  # m: a move ending this much lower than the hand is goes over, then straight down ...
 OVER_SPAN = 0.1  # ... when it also goes this far sideways
 OVER_DOWN_S = 0.3  # s for the straight way down
+UP_RISE = 0.1  # m: a move ending this much higher (and OVER_SPAN across) first rises straight up
+CHEST_CLEAR = 0.04  # m: what a hand brings into a chest (a mini fridge) comes in this high over its walls
 RAIL_SPEED = 0.4  # m/s the base slides along the table
 RAIL_STEPS = 2  # physics steps between root moves
 RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
@@ -152,6 +157,12 @@ class SapienRobot:
                   duration: float = 0.5, straight: bool = False) -> bool:
         position = np.asarray(position, dtype=float)
         here = self.hand_position(hand)
+        if not straight and position[2] > here[2] + UP_RISE and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
+            # up, then over: what the hand carries hangs below it (a bottle swung up and over a
+            # mini fridge's wall met the wall on the way)
+            up = np.array([here[0], here[1], position[2]])
+            self._move_hand(hand, up, self.hand_yaw(hand), pitch, OVER_DOWN_S, straight=True)
+            here = self.hand_position(hand)
         if not straight and here[2] > position[2] + OVER_DROP and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
             # over, then down: a joint-space swing from the carry pose to a point lower down
             # swept the hand through what stood on the way (a 22 cm hand mirror moved aside
@@ -469,11 +480,23 @@ class TabletopScene:
             # in a toy bin too shallow for the hand along its closing axis (22 cm) between the
             # front and back walls, the palm stayed above the walls, 20 cm over a toy nose at
             # the bottom: fingers closing the other way, the hand lies along the bin's width
-            turned = (g_yaw + math.pi) % math.pi - math.pi / 2
+            turned = _quarter_turned(g_yaw)
             if self._hand_fits_inside(node, grip, turned):
                 g_yaw, span = turned, float(2 * max(h[0], h[1]))
         rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
-        return Grasp(grip, g_yaw, span=span, rim=rim, approach=APPROACH)
+        turned = _quarter_turned(g_yaw)
+        if rim is not None and abs(float(h[0] - h[1])) < ROUND and self._hand_fits_inside(node, grip, turned):
+            # a round object is held the same way at any yaw: the hand turns to fit between the
+            # walls (across a 16 cm deep grocery bag, the palm above its 32 cm walls, the fingers
+            # did not reach a jar down in it, Fridge-T)
+            g_yaw, rim = turned, None
+        # out of a deep container the object is lifted clear of its walls before the swing to
+        # the carry pose (lifted 20 cm, a mustard bottle still in a 32 cm grocery bag dragged
+        # the bag over, Fridge-T)
+        walls = self._rim(node)
+        clear = walls + WALL_CLEAR - float(c[2] - h[2]) if walls is not None else 0.0
+        return Grasp(grip, g_yaw, span=span, rim=rim,
+                     approach=clear if clear > LIFT else APPROACH)
 
     def _lidded_parent(self, node: str) -> str | None:
         """The lidded box `node` lies in, if it does."""
@@ -490,7 +513,11 @@ class TabletopScene:
         pl = self.world.layout.placements.get(node)
         if pl is None or pl.parent is None or not self.world.layout.placements[pl.parent].container:
             return False
-        F, region = floor_frame(self.world, pl.parent)
+        return self._hand_within(pl.parent, grip, yaw)
+
+    def _hand_within(self, container: str, grip: np.ndarray, yaw: float) -> bool:
+        """Whether the hand's footprint at `grip` with `yaw` lies within `container`'s walls."""
+        F, region = floor_frame(self.world, container)
         local = F[:3, :3].T @ (np.asarray(grip, dtype=float) - F[:3, 3])
         along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
         across = np.array([-along[1], along[0], 0.0])
@@ -512,9 +539,58 @@ class TabletopScene:
         if self.world.layout.placements[target].container:
             F, region = floor_frame(self.world, target)
             rim = float(F[2, 3] + region.height)
+        half = self.half_extents(node)
+        chests = self._chests_round(target)
+        if chests:
+            return self._place_in_chest(node, target, half, rim, chests)
         return [Placement(p, False, target, rim=rim, approach=APPROACH)
-                for p in _spaced(spots_on(self.world, node, target, half=self.half_extents(node),
+                for p in _spaced(spots_on(self.world, node, target, half=half,
                                           skip=self.world.parts.get(node, ()), roomy=True))]
+
+    def _chests_round(self, target: str) -> list[str]:
+        """The lidded furniture `target` stands in (a mini fridge round its shelf and bin): the
+        hand putting something there goes down between its walls."""
+        out = []
+        parent = self.world.layout.placements[target].parent
+        while parent is not None:
+            pl = self.world.layout.placements[parent]
+            n = self.world.graph_nodes.get(parent)
+            if pl.container and pl.app.articulation == "lid" and n is not None and n.kind == FURNITURE:
+                out.append(parent)
+            parent = pl.parent
+        return out
+
+    def _place_in_chest(self, node: str, target: str, half: np.ndarray, rim: float | None,
+                        chests: list[str]) -> list[Placement]:
+        """Spots where the hand (22 cm along its closing axis) fits between the chest's walls:
+        with the object as it is held, else turned a quarter (the hand along the chest's long
+        side; a bottle taken across x on the counter met a mini fridge's front wall 5 cm above a
+        door bin, Fridge-T). Each spot says the hand's yaw."""
+        held = self._held_yaw(node)
+        for turn in (0.0, math.pi / 2):
+            h = half if turn == 0.0 else np.array([half[1], half[0], half[2]])
+            yaw = held + turn
+            fits = (p for p in spots_on(self.world, node, target, half=h, skip=self.world.parts.get(node, ()),
+                                         roomy=True)
+                    if all(self._hand_within(chest, p, yaw) for chest in chests))
+            spots = _spaced(fits)
+            if spots:
+                # the object comes in over the chest's walls (from the carry pose, a bottle hanging
+                # 16 cm under the grip swept into a mini fridge's front wall and fell off the counter)
+                top = max(float(floor_frame(self.world, c)[0][2, 3] + self.world.layout.regions[c].height)
+                          for c in chests)
+                return [Placement(p, False, target, rim=rim, yaw=yaw,
+                                  approach=max(APPROACH, top + CHEST_CLEAR - float(p[2] - h[2])))
+                        for p in spots]
+        return []
+
+    def _held_yaw(self, node: str) -> float:
+        """The hand yaw that sets `node` down as built (`held_upright_yaw`'s), or its grasp's."""
+        hand = self.world.welds[node][0] if node in self.world.welds else holding_hand(self.world, node)
+        if hand is None:
+            return self.grasp(node).yaw
+        closing = self.world.grip_pose(hand)[:3, 1]
+        return upright_yaw(math.atan2(float(closing[1]), float(closing[0])), self.yaw(node))
 
     def aside(self, node: str) -> list[Placement]:
         if node not in self.world.layout.placements:
@@ -608,6 +684,11 @@ class TabletopScene:
 
     def robot_room(self) -> str | None:
         return self.graph.robot_room() if self.graph is not None else None
+
+
+def _quarter_turned(yaw: float) -> float:
+    """A grip yaw turned a quarter, in the same half-turn range (a parallel grip is symmetric)."""
+    return (yaw + math.pi) % math.pi - math.pi / 2
 
 
 def _spaced(spots: object, spacing: float = 0.08) -> list[np.ndarray]:

@@ -61,6 +61,11 @@ ROW_END = 0.05  # m free at each end of that row: the hand (8 cm across) beside 
 SHALLOW_MIN_DEPTH = 0.32  # m: the Panda hand (22 cm along its closing axis) and its wrist between front and back walls
 WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a shallow column's boxes
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
+MINI_FOOTPRINT = 0.1  # m: a mini fridge's depth before it grows round what it holds
+MINI_WIDTH = 0.88  # m: a mini fridge's width: its bin and its shelf side by side, all within the reach band
+MINI_SHELF = (0.28, 0.36)  # m: depth (x) and width (y) of a shelf in a mini fridge (six jars, 3 cm apart)
+MINI_BIN = (0.2, 0.4)  # m: ... of a bin in it, at least (its capacity's slots left no spot for the last
+# of five bottles: they stand where the spots fell, not in slots)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +189,7 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             apps[node] = replace(apps[node], size=(*apps[node].size[:2], min(apps[node].size[2], FIXTURE_HEIGHT)))
     _lay_shallow(graph, apps, kids)
     _square_slender_stacks(graph, apps)
+    _mini_fridges(graph, apps, {table, *others})
     for node, extra in (deeper or {}).items():
         a = apps[node]
         apps[node] = replace(a, size=(a.size[0] + extra, a.size[1], a.size[2]))
@@ -284,6 +290,30 @@ def _lay_shallow(graph: SceneGraph, apps: dict[str, Appearance], kids: Mapping[s
         row = sum(apps[c].size[1] for c in inside) + GAP * max(len(inside) - 1, 0) + 2 * (WALL + ROW_END)
         apps[blocker] = replace(apps[blocker], size=(max(depth[blocker], SHALLOW_MIN_DEPTH),
                                                      max(by, wide + 2 * SHALLOW_MARGIN, row), bz))
+
+
+def _mini_fridges(graph: SceneGraph, apps: dict[str, Appearance], tops: set[str]) -> None:
+    """A fridge standing on a top (a kitchen fridge's door on a vertical hinge) is a mini
+    chest fridge: its door is a lid hinged at the back top edge (taken by its tab, as a bin's
+    lid), and it is MINI_WIDTH wide and as deep as its bins need (MINI_BIN or a bin's capacity,
+    MINI_SHELF for a shelf, side by side) instead of a kitchen fridge's 0.55-0.7 m parts. A
+    front door swings toward the arms, whose base cannot move in x: a 0.38 m leaf pulled by its
+    bar swung into their base line and knocked a bottle over, and a 0.7 m one open 46 deg
+    reaches 0.18 m behind it; a roof over the shelf needs grasps from the front, which the
+    skills do not make (docs/sapien_backend.md, "Fridge-T")."""
+    for node, app in list(apps.items()):
+        loc = graph.location.get(node)
+        if app.articulation != "hinged_door" or graph.nodes[node].kind != FURNITURE or loc is None \
+                or loc.dst not in tops:
+            continue
+        apps[node] = replace(app, size=(MINI_FOOTPRINT, MINI_WIDTH, app.size[2]), articulation="lid")
+        for child, edge in graph.location.items():
+            if edge.dst != node or child not in apps or graph.nodes[child].kind != FURNITURE \
+                    or apps[child].articulation != "none":
+                continue
+            a = apps[child]
+            footprint = MINI_BIN if graph.nodes[child].has(CONTAINER) else MINI_SHELF
+            apps[child] = replace(a, size=(*footprint, a.size[2]))
 
 
 def _holds_tiers(node: str, kids: Mapping[str, list[tuple[str, str]]], apps: Mapping[str, Appearance]) -> bool:
