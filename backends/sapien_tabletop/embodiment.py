@@ -459,12 +459,19 @@ class TabletopScene:
 
     def grasp(self, node: str) -> Grasp:
         c, h, yaw = self.center(node), self.half_extents(node), self.yaw(node)
-        across_x = h[0] <= h[1]  # the fingers close across the narrower side
+        # the fingers close across the narrower side, or across y wherever the object fits
+        # them that way: the hand (HAND_HALF) then lies along the rail. Lying front to back it
+        # reaches 11 cm behind its grip, into the raised lid of a box hinged at its back edge
+        # (a nail polish put into a storage bag pushed the lid and tipped the bag off the vanity).
+        # Not a part of an assembly: a lipstick body seated on its cap by fingers closed across
+        # y tipped over with the cap when they let go (across x it stands)
+        part = any(node in parts for parts in self.world.parts.values())
+        across_x = h[0] <= h[1] and (part or 2 * h[1] >= MAX_OPENING - 0.01)
         g_yaw = yaw if across_x else yaw + math.pi / 2
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
         rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
-        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=rim, approach=APPROACH)
+        return Grasp(grip, g_yaw, span=float(2 * (h[0] if across_x else h[1])), rim=rim, approach=APPROACH)
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
