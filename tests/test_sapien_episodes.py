@@ -32,6 +32,7 @@ PREFIXES: dict[str, int | None] = {
     "Dining-3": None,
     "Toy-A3": 12,  # blockers moved aside, a toy robot snapped and shelved, a button, a bin's lid
     "Cosmetics-1": 4,  # a mirror moved aside, a lipstick capped, a spray put in an organizer
+    "Cosmetics-4": 16,  # two parts capped, the storage bag behind the makeup box opened, filled, closed
 }
 
 

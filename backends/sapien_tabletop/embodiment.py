@@ -17,9 +17,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph.graph import SceneGraph
+from robograph.graph import OBJECT, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
+from robograph_backends.coverage import COVER_FRACTION, Primitives
 from robograph_backends.reading import is_open
+from robograph_backends.sapien_tabletop.hiding import box_coverage
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
     FINGERS,
@@ -58,6 +60,7 @@ WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the objec
 SERVO_HINGE = (20.0, 5.0, 10.0)
 SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
+SIGHT_COVER = 0.8 * COVER_FRACTION  # a spot's box covered (or covering) this much counts as hidden (hiding's margin)
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
@@ -339,6 +342,11 @@ def _turn(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
     return v * math.cos(angle) + np.cross(axis, v) * math.sin(angle) + axis * float(axis @ v) * (1 - math.cos(angle))
 
 
+def _around(centre: np.ndarray, half: np.ndarray, point: np.ndarray) -> bool:
+    """Whether `point` lies within the box (a container around the spot: its walls are no blocker)."""
+    return bool(np.all(np.abs(np.asarray(point)[:2] - centre[:2]) <= half[:2]))
+
+
 def own_side(hand: str) -> float:
     """+1 or -1: the arm's own side of the rail (+y for the left arm), away from the other arm.
     Relative to the rail, not to the world's y = 0: with the base slid to y < 0, a left arm
@@ -503,9 +511,35 @@ class TabletopScene:
         if self.world.layout.placements[target].container:
             F, region = floor_frame(self.world, target)
             rim = float(F[2, 3] + region.height)
-        return [Placement(p, False, target, rim=rim, approach=APPROACH)
-                for p in _spaced(spots_on(self.world, node, target, half=self.half_extents(node),
-                                          skip=self.world.parts.get(node, ()), roomy=True))]
+        spots = spots_on(self.world, node, target, half=self.half_extents(node),
+                         skip=self.world.parts.get(node, ()), roomy=True)
+        return [Placement(p, False, target, rim=rim, approach=APPROACH) for p in _spaced(self._in_sight(node, spots))]
+
+    def _in_sight(self, node: str, spots: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+        """`spots` where `node` would neither stand hidden behind another object nor hide one
+        from the head camera (the shared coverage on boxes, as `hiding.unplanned_covers` checks
+        the layout), then the others: a perfume bottle put into the organizer behind a 14 cm
+        setting spray read back hidden by it, an OCCLUDES fact the action does not make."""
+        half = self.half_extents(node)
+        skip = {node, *self.world.parts.get(node, ()), *_held_by_fingers(self.world)}  # held: carried away
+        others = []
+        for n in sorted(self.world.bodies):
+            if n in skip or (self.graph is not None and n in self.graph.nodes and self.graph.nodes[n].kind != OBJECT):
+                continue
+            T = body_pose(self.world, n)
+            others.append((n, T[:3, 3].copy(), np.abs(T[:3, :3]) @ half_of(self.world, n)))
+        rest = []
+        for p in spots:
+            near = [(c, h) for _, c, h in others if abs(c[1] - p[1]) < 0.3 and abs(c[0] - p[0]) < 0.5
+                    and not _around(c, h, p)]
+            if any(box_coverage(Primitives.of([(c, np.eye(3), h)], []), p, half) > SIGHT_COVER
+                   for c, h in near if c[0] - h[0] < p[0] - half[0]) \
+                    or any(box_coverage(Primitives.of([(p, np.eye(3), half)], []), c, h) > SIGHT_COVER
+                           for c, h in near if p[0] - half[0] < c[0] - h[0]):
+                rest.append(p)
+                continue
+            yield p
+        yield from rest
 
     def aside(self, node: str) -> list[Placement]:
         if node not in self.world.layout.placements:
@@ -515,7 +549,7 @@ class TabletopScene:
             return []
         hiding = self.world.blocking.get(node, (None, position(self.world, node)[:2]))[1]
         return [Placement(p, False, support, approach=APPROACH)
-                for p in _spaced(aside_spots(self.world, node, support, hiding, 0.06, roomy=True))]
+                for p in _spaced(self._in_sight(node, aside_spots(self.world, node, support, hiding, 0.06, roomy=True)))]
 
     # articulations -----------------------------------------------------------------------------------
     def handles(self, node: str) -> list[Handle]:
