@@ -25,6 +25,7 @@ from robograph_backends.sapien_tabletop.hiding import box_coverage
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
     FINGERS,
+    ancestors,
     body_pose,
     floor_frame,
     holding_hand,
@@ -61,6 +62,7 @@ SERVO_HINGE = (20.0, 5.0, 10.0)
 SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
 SIGHT_COVER = 0.8 * COVER_FRACTION  # a spot's box covered (or covering) this much counts as hidden (hiding's margin)
+ALONG_RAIL = ("vanity_table",)  # furniture whose objects are grasped with the hand along the rail where they fit (`grasp`)
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
@@ -467,19 +469,26 @@ class TabletopScene:
 
     def grasp(self, node: str) -> Grasp:
         c, h, yaw = self.center(node), self.half_extents(node), self.yaw(node)
-        # the fingers close across the narrower side, or across y wherever the object fits
-        # them that way: the hand (HAND_HALF) then lies along the rail. Lying front to back it
-        # reaches 11 cm behind its grip, into the raised lid of a box hinged at its back edge
-        # (a nail polish put into a storage bag pushed the lid and tipped the bag off the vanity).
-        # Not a part of an assembly: a lipstick body seated on its cap by fingers closed across
-        # y tipped over with the cap when they let go (across x it stands)
+        # the fingers close across the narrower side, or, on ALONG_RAIL furniture, across y
+        # wherever the object fits them that way: the hand (HAND_HALF) then lies along the rail.
+        # Lying front to back it reaches 11 cm behind its grip, into the raised lid of a box
+        # hinged at its back edge (a nail polish put into a storage bag pushed the lid and
+        # tipped the bag off the vanity). Not a part of an assembly: a lipstick body seated on
+        # its cap by fingers closed across y tipped over with the cap when they let go
         part = any(node in parts for parts in self.world.parts.values())
-        across_x = h[0] <= h[1] and (part or 2 * h[1] >= MAX_OPENING - 0.01)
+        across_x = h[0] <= h[1] and (part or 2 * h[1] >= MAX_OPENING - 0.01 or not self._along_rail(node))
         g_yaw = yaw if across_x else yaw + math.pi / 2
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
         rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
         return Grasp(grip, g_yaw, span=float(2 * (h[0] if across_x else h[1])), rim=rim, approach=APPROACH)
+
+    def _along_rail(self, node: str) -> bool:
+        """Whether `node` (an assembled whole: one of its parts) started out on or in ALONG_RAIL
+        furniture. Elsewhere the hand keeps closing across x where both sides fit: across y, a
+        spring roll and a flower vase slipped from it on Buffet-T and Dining tops."""
+        return any(self.world.graph_nodes[a].category in ALONG_RAIL for b in self.world.parts.get(node, (node,))
+                   for a in ancestors(self.world, b) if a in self.world.graph_nodes)
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
