@@ -17,12 +17,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph.graph import FURNITURE, INSIDE, SceneGraph
+from robograph.graph import FURNITURE, INSIDE, OBJECT, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
+from robograph_backends.coverage import COVER_FRACTION, Primitives
 from robograph_backends.reading import is_open
+from robograph_backends.sapien_tabletop.hiding import box_coverage
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
     FINGERS,
+    ancestors,
     body_pose,
     floor_frame,
     holding_hand,
@@ -59,6 +62,8 @@ WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the objec
 SERVO_HINGE = (20.0, 5.0, 10.0)
 SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
+SIGHT_COVER = 0.8 * COVER_FRACTION  # a spot's box covered (or covering) this much counts as hidden (hiding's margin)
+ALONG_RAIL = ("vanity_table",)  # furniture whose objects are grasped with the hand along the rail where they fit (`grasp`)
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
 ROUND = 0.005  # m: an object whose footprint's sides differ less than this is held alike at any yaw
@@ -350,6 +355,11 @@ def _turn(v: np.ndarray, axis: np.ndarray, angle: float) -> np.ndarray:
     return v * math.cos(angle) + np.cross(axis, v) * math.sin(angle) + axis * float(axis @ v) * (1 - math.cos(angle))
 
 
+def _around(centre: np.ndarray, half: np.ndarray, point: np.ndarray) -> bool:
+    """Whether `point` lies within the box (a container around the spot: its walls are no blocker)."""
+    return bool(np.all(np.abs(np.asarray(point)[:2] - centre[:2]) <= half[:2]))
+
+
 def own_side(hand: str) -> float:
     """+1 or -1: the arm's own side of the rail (+y for the left arm), away from the other arm.
     Relative to the rail, not to the world's y = 0: with the base slid to y < 0, a left arm
@@ -470,19 +480,26 @@ class TabletopScene:
 
     def grasp(self, node: str) -> Grasp:
         c, h, yaw = self.center(node), self.half_extents(node), self.yaw(node)
-        across_x = h[0] <= h[1]  # the fingers close across the narrower side
+        # the fingers close across the narrower side, or, on ALONG_RAIL furniture, across y
+        # wherever the object fits them that way: the hand (HAND_HALF) then lies along the rail.
+        # Lying front to back it reaches 11 cm behind its grip, into the raised lid of a box
+        # hinged at its back edge (a nail polish put into a storage bag pushed the lid and
+        # tipped the bag off the vanity). Not a part of an assembly: a lipstick body seated on
+        # its cap by fingers closed across y tipped over with the cap when they let go
+        part = any(node in parts for parts in self.world.parts.values())
+        across_x = h[0] <= h[1] and (part or 2 * h[1] >= MAX_OPENING - 0.01 or not self._along_rail(node))
         g_yaw = yaw if across_x else yaw + math.pi / 2
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
-        span = float(2 * min(h[0], h[1]))
+        span, other = float(2 * (h[0] if across_x else h[1])), float(2 * (h[1] if across_x else h[0]))
         if not self._hand_fits_inside(node, grip, g_yaw) and self._lidded_parent(node) is not None \
-                and 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:
+                and other < MAX_OPENING - 0.01:
             # in a toy bin too shallow for the hand along its closing axis (22 cm) between the
             # front and back walls, the palm stayed above the walls, 20 cm over a toy nose at
             # the bottom: fingers closing the other way, the hand lies along the bin's width
             turned = _quarter_turned(g_yaw)
             if self._hand_fits_inside(node, grip, turned):
-                g_yaw, span = turned, float(2 * max(h[0], h[1]))
+                g_yaw, span = turned, other
         rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
         turned = _quarter_turned(g_yaw)
         if rim is not None and abs(float(h[0] - h[1])) < ROUND and self._hand_fits_inside(node, grip, turned):
@@ -504,6 +521,13 @@ class TabletopScene:
         if pl is None or pl.parent is None or pl.rel != INSIDE:
             return None
         return pl.parent if self.world.layout.placements[pl.parent].app.articulation == "lid" else None
+
+    def _along_rail(self, node: str) -> bool:
+        """Whether `node` (an assembled whole: one of its parts) started out on or in ALONG_RAIL
+        furniture. Elsewhere the hand keeps closing across x where both sides fit: across y, a
+        spring roll and a flower vase slipped from it on Buffet-T and Dining tops."""
+        return any(self.world.graph_nodes[a].category in ALONG_RAIL for b in self.world.parts.get(node, (node,))
+                   for a in ancestors(self.world, b) if a in self.world.graph_nodes)
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
@@ -543,9 +567,34 @@ class TabletopScene:
         chests = self._chests_round(target)
         if chests:
             return self._place_in_chest(node, target, half, rim, chests)
-        return [Placement(p, False, target, rim=rim, approach=APPROACH)
-                for p in _spaced(spots_on(self.world, node, target, half=half,
-                                          skip=self.world.parts.get(node, ()), roomy=True))]
+        spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
+        return [Placement(p, False, target, rim=rim, approach=APPROACH) for p in _spaced(self._in_sight(node, spots))]
+
+    def _in_sight(self, node: str, spots: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+        """`spots` where `node` would neither stand hidden behind another object nor hide one
+        from the head camera (the shared coverage on boxes, as `hiding.unplanned_covers` checks
+        the layout), then the others: a perfume bottle put into the organizer behind a 14 cm
+        setting spray read back hidden by it, an OCCLUDES fact the action does not make."""
+        half = self.half_extents(node)
+        skip = {node, *self.world.parts.get(node, ()), *_held_by_fingers(self.world)}  # held: carried away
+        others = []
+        for n in sorted(self.world.bodies):
+            if n in skip or (self.graph is not None and n in self.graph.nodes and self.graph.nodes[n].kind != OBJECT):
+                continue
+            T = body_pose(self.world, n)
+            others.append((n, T[:3, 3].copy(), np.abs(T[:3, :3]) @ half_of(self.world, n)))
+        rest = []
+        for p in spots:
+            near = [(c, h) for _, c, h in others if abs(c[1] - p[1]) < 0.3 and abs(c[0] - p[0]) < 0.5
+                    and not _around(c, h, p)]
+            if any(box_coverage(Primitives.of([(c, np.eye(3), h)], []), p, half) > SIGHT_COVER
+                   for c, h in near if c[0] - h[0] < p[0] - half[0]) \
+                    or any(box_coverage(Primitives.of([(p, np.eye(3), half)], []), c, h) > SIGHT_COVER
+                           for c, h in near if p[0] - half[0] < c[0] - h[0]):
+                rest.append(p)
+                continue
+            yield p
+        yield from rest
 
     def _chests_round(self, target: str) -> list[str]:
         """The lidded furniture `target` stands in (a mini fridge round its shelf and bin): the
@@ -600,7 +649,7 @@ class TabletopScene:
             return []
         hiding = self.world.blocking.get(node, (None, position(self.world, node)[:2]))[1]
         return [Placement(p, False, support, approach=APPROACH)
-                for p in _spaced(aside_spots(self.world, node, support, hiding, 0.06, roomy=True))]
+                for p in _spaced(self._in_sight(node, aside_spots(self.world, node, support, hiding, 0.06, roomy=True)))]
 
     # articulations -----------------------------------------------------------------------------------
     def handles(self, node: str) -> list[Handle]:
