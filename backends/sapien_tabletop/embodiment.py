@@ -568,7 +568,11 @@ class TabletopScene:
         if chests:
             return self._place_in_chest(node, target, half, rim, chests)
         spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
-        return [Placement(p, False, target, rim=rim, approach=APPROACH) for p in _spaced(self._in_sight(node, spots))]
+        if self.world.layout.placements[target].app.articulation != "lid":
+            # into a lidded box, sight is the lid's business: ordered by sight, the spots in a
+            # toy bin behind another went to its back and its lid then stopped out of reach (Toy-A3)
+            spots = self._in_sight(node, spots)
+        return [Placement(p, False, target, rim=rim, approach=APPROACH) for p in _spaced(spots)]
 
     def _in_sight(self, node: str, spots: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
         """`spots` where `node` would neither stand hidden behind another object nor hide one
