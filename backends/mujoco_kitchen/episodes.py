@@ -117,18 +117,18 @@ def load_heldout(directory: str | Path, count: int, seed: int, *, compile_missin
 
 
 def compile_baseline(scene_id: str) -> TaskInstance:
-    """Compile one benchmark scene in-process (the compiler's own targets and seed)."""
+    """Compile one benchmark scene in-process, exactly as `robograph compile --benchmark` does
+    (`compile_entry`: the scene's own seed derived from the benchmark seed and its id). This
+    once called the compiler with the undivided benchmark seed, so a bench or test directory
+    compiled here held other scenes than the benchmark's files of the same ids."""
     from robograph.compiler.assets import load_assets
-    from robograph.compiler.compile import compile_scene
+    from robograph.compiler.benchmark import compile_entry
 
     assets = load_assets()
     entry = next((s for s in assets.scenes if s.id == scene_id), None)
     if entry is None:
         raise RoboGraphError(f"no benchmark scene {scene_id!r} in assets/benchmark.yaml")
-    compiled = compile_scene(assets, entry.family, entry.domain, assets.benchmark_seed, scene_id=entry.id,
-                             variant=entry.variant, subgoals=entry.subgoals, oracle_length=entry.oracle_length,
-                             i6_mode=entry.i6_mode)
-    return compiled.baseline
+    return TaskInstance.from_json(json.loads(compile_entry(assets, entry).files["baseline"]))
 
 
 def oracle_actions(inst: TaskInstance) -> list[Action]:
