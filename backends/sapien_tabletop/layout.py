@@ -187,7 +187,8 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             # furniture standing on a top (a toy shelf, a mini fridge) low enough for the arms
             # to reach over it (what it must hold still grows it back)
             apps[node] = replace(apps[node], size=(*apps[node].size[:2], min(apps[node].size[2], FIXTURE_HEIGHT)))
-    _lay_shallow(graph, apps, kids)
+    shallow = _shallow_pairs(graph, apps)  # once: the steps below keep every pair's kinds and articulations
+    _lay_shallow(graph, apps, kids, shallow)
     _square_slender_stacks(graph, apps)
     _mini_fridges(graph, apps, {table, *others})
     for node, extra in (deeper or {}).items():
@@ -201,7 +202,7 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
     # it past its balance and it fell shut. Its tab, at the back of a box that is shallow now,
     # stays within reach for closing it. The hiding is still sized at 75 deg: a lid past
     # vertical stands higher and further back, so it hides at least as much behind it.
-    lay.lid_open.update({n: WIDE_LID_OPEN for pair in _shallow_pairs(graph, apps) for n in pair
+    lay.lid_open.update({n: WIDE_LID_OPEN for pair in shallow for n in pair
                          if apps[n].articulation == "lid"})
     tsize = sizes[table]
     lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False,
@@ -220,7 +221,7 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             lay.placements[other] = Placement(other, centre, s, apps[other], None, None, container,
                                               _holds_tiers(other, kids, apps))
             lay.regions[other] = region_of(lay.placements[other])
-        _place_children(graph, other, kids, apps, sizes, lay, root=True)
+        _place_children(graph, other, kids, apps, sizes, lay, {t for _, t in shallow}, root=True)
     for node, pl in list(lay.placements.items()):
         if graph.nodes[node].has(PRESSABLE):
             if pl.container or pl.app.articulation != "none":
@@ -235,10 +236,6 @@ def _shallow_pairs(graph: SceneGraph, apps: Mapping[str, Appearance]) -> list[tu
     return [(e.src, e.dst) for e in graph.edges_of(OCCLUDES)
             if e.when and e.src in apps and e.dst in apps and apps[e.src].articulation == "lid"
             and graph.nodes[e.src].category in SHALLOW_BLOCKERS]
-
-
-def _shallow_targets(graph: SceneGraph, apps: Mapping[str, Appearance]) -> set[str]:
-    return {t for _, t in _shallow_pairs(graph, apps)}
 
 
 def _square_slender_stacks(graph: SceneGraph, apps: dict[str, Appearance]) -> None:
@@ -259,7 +256,8 @@ def _square_slender_stacks(graph: SceneGraph, apps: dict[str, Appearance]) -> No
                     apps[p] = replace(apps[p], geometry="box")
 
 
-def _lay_shallow(graph: SceneGraph, apps: dict[str, Appearance], kids: Mapping[str, list[tuple[str, str]]]) -> None:
+def _lay_shallow(graph: SceneGraph, apps: dict[str, Appearance], kids: Mapping[str, list[tuple[str, str]]],
+                 shallow: list[tuple[str, str]]) -> None:
     """Lay each `_shallow_pairs` column shallow and wide (in place): both boxes only two
     capacity rows deep behind the packing's front margin (their contents may still grow them),
     the target as wide as its catalog floor area needs at that depth, the blocker SHALLOW_MARGIN
@@ -277,7 +275,7 @@ def _lay_shallow(graph: SceneGraph, apps: dict[str, Appearance], kids: Mapping[s
     the 0.30 m walls, 20 cm over a toy ball, and a hand turned along the row hit the toys beside;
     in a 0.26 m deep one the wrist, whose link 6 stands ~9 cm off the hand's axis, stopped on
     the front wall 10 cm above the ball)."""
-    for blocker, target in _shallow_pairs(graph, apps):
+    for blocker, target in shallow:
         depth: dict[str, float] = {}
         for node in (blocker, target):
             room = capacity_room(graph, node, apps[node])
@@ -384,7 +382,8 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
 
 def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tuple[str, str]]],
                     apps: Mapping[str, Appearance], sizes: Mapping[str, tuple[float, float, float]],
-                    lay: Layout, root: bool = False) -> None:
+                    lay: Layout, at_back_of: set[str], root: bool = False) -> None:
+    """(`at_back_of`: the shallow columns' targets, whose contents stand at their back.)"""
     region = lay.regions[parent]
     children = kids.get(parent, [])
     tiers = [c for c, rel in children if rel == INSIDE and apps[c].articulation == "drawer"]
@@ -400,7 +399,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                                           INSIDE, True)
     units = _units(graph, [c for c, _ in rest], sizes)
     cx, cy, floor = region.centre
-    at_back = parent in _shallow_targets(graph, apps)
+    at_back = parent in at_back_of
     for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1],
                        front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN,
                        # in a walled container the rows are centred front to back: a palm reaching
@@ -420,7 +419,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
             lay.blocking[p.node] = p.hides
     for c, _ in children:
         lay.regions[c] = region_of(lay.placements[c])
-        _place_children(graph, c, kids, apps, sizes, lay)
+        _place_children(graph, c, kids, apps, sizes, lay, at_back_of)
 
 
 def region_of(pl: Placement) -> Region:
