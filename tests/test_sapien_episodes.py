@@ -11,8 +11,8 @@ shelved, a music box pressed, the bin behind the other one opened, filled and cl
 front bin) and Fridge-T5 (19 steps: a mini fridge opened, four bottles put in its door bin and
 four jars on its shelf, closed) run whole and must succeed; for Cosmetics the opening steps that
 the layout and the skills get right today are checked (a mirror moved aside, a lipstick capped,
-a spray put away; in Cosmetics-4 the storage bag opened, filled and closed, the makeup box opened
-and a foundation bottle put in). Desk (books wider than the gripper) has no step here yet:
+a spray put away, the storage bag opened and filled, the makeup box opened; in Cosmetics-4 the
+storage bag opened, filled and closed, the makeup box opened and filled, a vanity drawer opened). Desk (books wider than the gripper) has no step here yet:
 docs/sapien_backend.md "Not done". One backend is kept for all of them (SAPIEN's renderer stays
 warm).
 """
@@ -36,8 +36,8 @@ PREFIXES: dict[str, int | None] = {
     "Dining-3": None,
     "Fridge-T5": None,  # a mini chest fridge opened by its lid's tab, eight bottles and jars put in, closed
     "Toy-A3": None,  # blockers moved aside, a toy robot snapped and shelved, a button, two bins filled and closed
-    "Cosmetics-1": 4,  # a mirror moved aside, a lipstick capped, a spray put in an organizer
-    "Cosmetics-4": 18,  # two parts capped, the storage bag behind the makeup box opened, filled, closed; the makeup box opened, a foundation bottle put in
+    "Cosmetics-1": 11,  # a mirror moved aside, a lipstick capped, a spray put in an organizer, the bag filled, the makeup box opened
+    "Cosmetics-4": 22,  # two parts capped, the storage bag behind the makeup box opened, filled, closed; the makeup box filled, a drawer opened
 }
 
 

@@ -59,7 +59,10 @@ SHALLOW_BLOCKERS = ("toy_bin", "toy_chest")  # lidded blockers whose column is l
 SHALLOW_MARGIN = 0.02  # m a shallow column's blocker is wider than its target on each side
 ROW_END = 0.05  # m free at each end of that row: the hand (8 cm across) beside a toy there (Toy-B1's ball)
 SHALLOW_MIN_DEPTH = 0.32  # m: the Panda hand (22 cm along its closing axis) and its wrist between front and back walls
-WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a shallow column's boxes
+WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a lidded box ...
+WIDE_LID_DEPTH = 0.33  # m: ... at most this deep (its lid this long): just past vertical a longer lid lifts
+# its tab out of reach for closing (a mini chest fridge's 0.36 m lid on a counter: a bottle was
+# then not put into its door bin either, Fridge-T5)
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 MINI_FOOTPRINT = 0.1  # m: a mini fridge's depth before it grows round what it holds
 MINI_WIDTH = 0.88  # m: a mini fridge's width: its bin and its shelf side by side, all within the reach band
@@ -196,14 +199,15 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
         apps[node] = replace(a, size=(a.size[0] + extra, a.size[1], a.size[2]))
     sizes = _fitted_sizes(graph, kids, apps, {table, *others})
     lay = Layout(table)
-    # a shallow column's boxes open just past vertical, out of the way of the arm working in
-    # them: resting at 75 deg a lid leant in over the box's back, the forearm taking a toy from
-    # a toy chest's middle stopped against it, a hand bringing a toy dinosaur to a bin pushed
-    # it past its balance and it fell shut. Its tab, at the back of a box that is shallow now,
-    # stays within reach for closing it. The hiding is still sized at 75 deg: a lid past
-    # vertical stands higher and further back, so it hides at least as much behind it.
-    lay.lid_open.update({n: WIDE_LID_OPEN for pair in shallow for n in pair
-                         if apps[n].articulation == "lid"})
+    # lidded boxes open just past vertical, out of the way of the arm working in them: resting
+    # at 75 deg a lid leant in over the box's back, the forearm taking a toy from a toy chest's
+    # middle stopped against it, a hand bringing a toy dinosaur to a bin pushed it past its
+    # balance and it fell shut, an eyeshadow palette carried to the back of a makeup box caught
+    # the lid's edge (Cosmetics-4). Its tab stays within reach for closing it where the box is
+    # shallow (a shallow column's boxes are laid so). The hiding is still sized at 75 deg: a lid
+    # past vertical stands higher and further back, so it hides at least as much behind it.
+    lay.lid_open.update({n: WIDE_LID_OPEN for n in apps if apps[n].articulation == "lid"
+                         and (sizes[n][0] <= WIDE_LID_DEPTH or any(n in pair for pair in shallow))})
     tsize = sizes[table]
     lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False,
                                       _holds_tiers(table, kids, apps))
