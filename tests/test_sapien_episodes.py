@@ -5,16 +5,18 @@ back as the action's symbolic outcome (graph agreement), with no help recorded.
 Issue 15's acceptance asks for one whole episode per tabletop family. Buffet-T2 (the shortest
 Buffet-T baseline, 11 steps: three pick-and-places, a chafing dish's lid opened by its tab, a
 croissant taken out of it, the lid closed), Dining-3 (19 steps: a wine glass, cutlery and
-shakers carried along the rail from the sideboard, its drawer opened, emptied and closed) and
+shakers carried along the rail from the sideboard, its drawer opened, emptied and closed),
 Toy-A3 (26 steps: two pillows and a blanket moved aside, a toy robot snapped together and
 shelved, a music box pressed, the bin behind the other one opened, filled and closed, then the
-front bin) and Fridge-T5 (19 steps: a mini fridge opened, four bottles put in its door bin and
-four jars on its shelf, closed) run whole and must succeed; for Cosmetics the opening steps that
-the layout and the skills get right today are checked (a mirror moved aside, a lipstick capped,
-a spray put away, the storage bag opened and filled, the makeup box opened; in Cosmetics-4 the
-storage bag opened, filled and closed, the makeup box opened and filled, a vanity drawer opened). Desk (books wider than the gripper) has no step here yet:
-docs/sapien_backend.md "Not done". One backend is kept for all of them (SAPIEN's renderer stays
-warm).
+front bin), Fridge-T5 (19 steps: a mini fridge opened, four bottles put in its door bin and
+four jars on its shelf, closed) and Cosmetics-4 (31 steps: a lipstick and an eyeliner capped,
+a spray and a perfume put in the organizer, the storage bag behind the makeup box opened,
+filled and closed, the makeup box filled from the vanity and its lower drawer and closed, the
+upper drawer filled) run whole and must succeed; of Cosmetics-1 the opening steps that the
+layout and the skills get right today are checked (a mirror moved aside, a lipstick capped, a
+spray put away, the storage bag opened and filled, the makeup box opened). Desk (books wider
+than the gripper) has no step here yet: docs/sapien_backend.md "Not done". One backend is kept
+for all of them (SAPIEN's renderer stays warm).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ PREFIXES: dict[str, int | None] = {
     "Fridge-T5": None,  # a mini chest fridge opened by its lid's tab, eight bottles and jars put in, closed
     "Toy-A3": None,  # blockers moved aside, a toy robot snapped and shelved, a button, two bins filled and closed
     "Cosmetics-1": 11,  # a mirror moved aside, a lipstick capped, a spray put in an organizer, the bag filled, the makeup box opened
-    "Cosmetics-4": 22,  # two parts capped, the storage bag behind the makeup box opened, filled, closed; the makeup box filled, a drawer opened
+    "Cosmetics-4": None,  # two parts capped, the bag behind the makeup box and the box filled and closed, two vanity drawers
 }
 
 

@@ -12,7 +12,7 @@ layout (sizes) and the live bodies (poses), never from the graph's relations.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 import numpy as np
@@ -32,6 +32,7 @@ from robograph_backends.sapien_tabletop.sense import (
     joined,
     joint_fraction,
     position,
+    region_holds,
 )
 from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
 from robograph_backends.sapien_tabletop.world import (
@@ -429,11 +430,14 @@ class TabletopScene:
         y = float(np.mean([q[1] for q in roots.values()]))
         shoulder = roots[hand][1] if hand is not None else y
         across = float(p[1]) - shoulder
-        if hand is not None and float(p[0]) - x < RAIL_NEAR and abs(across) < RAIL_OFFSET:
+        if hand is not None and float(p[0]) - x < RAIL_NEAR:
             # close in front of the shoulder the arm cannot bend down to it: put the point
-            # RAIL_OFFSET out to the arm's own side (away from the other arm)
+            # RAIL_OFFSET out to the arm's own side (away from the other arm); also a close point
+            # on the other arm's side (the left hand reaching 32 cm across, 28 cm ahead, down
+            # into a pulled-out desk drawer stopped 14 cm short, in the right arm's room)
             side = 1.0 if roots[hand][1] >= y else -1.0
-            return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
+            if abs(across) < RAIL_OFFSET or across * side < 0:
+                return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
         keep = RAIL_KEEP if hand is not None and not operate else RAIL_OFFSET
         if abs(across) <= keep:
             return (x, y, 0.0, 0.0)
@@ -569,12 +573,17 @@ class TabletopScene:
             return self._place_in_chest(node, target, half, rim, chests)
         spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
         if self.world.layout.placements[target].app.articulation != "lid":
-            # into a lidded box, sight is the lid's business: ordered by sight, the spots in a
-            # toy bin behind another went to its back and its lid then stopped out of reach (Toy-A3)
             spots = self._in_sight(node, spots)
+        else:
+            # into a lidded box, only what is in the box counts: ordered by sight past the box
+            # in front, the spots in a toy bin behind another went to its back and its lid then
+            # stopped out of reach (Toy-A3); a blush compact put behind a foundation bottle in
+            # the makeup box read hidden by it (Cosmetics-4)
+            spots = self._in_sight(node, spots, among=lambda n: region_holds(self.world, n, INSIDE, target))
         return [Placement(p, False, target, rim=rim, approach=APPROACH) for p in _spaced(spots)]
 
-    def _in_sight(self, node: str, spots: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
+    def _in_sight(self, node: str, spots: Iterable[np.ndarray],
+                  among: Callable[[str], bool] | None = None) -> Iterator[np.ndarray]:
         """`spots` where `node` would neither stand hidden behind another object nor hide one
         from the head camera (the shared coverage on boxes, as `hiding.unplanned_covers` checks
         the layout), then the others: a perfume bottle put into the organizer behind a 14 cm
@@ -583,7 +592,8 @@ class TabletopScene:
         skip = {node, *self.world.parts.get(node, ()), *_held_by_fingers(self.world)}  # held: carried away
         others = []
         for n in sorted(self.world.bodies):
-            if n in skip or (self.graph is not None and n in self.graph.nodes and self.graph.nodes[n].kind != OBJECT):
+            if n in skip or (self.graph is not None and n in self.graph.nodes and self.graph.nodes[n].kind != OBJECT) \
+                    or (among is not None and not among(n)):
                 continue
             T = body_pose(self.world, n)
             others.append((n, T[:3, 3].copy(), np.abs(T[:3, :3]) @ half_of(self.world, n)))

@@ -409,7 +409,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                        # in a walled container the rows are centred front to back: a palm reaching
                        # down to a croissant at the front of a chafing dish hit its front wall
                        centre_depth=region.half[0] if lay.placements[parent].container
-                       and not at_back else None):
+                       and not _under_a_tier(lay, parent) and not at_back else None):
         s = sizes[p.node]
         rel = dict(rest)[p.node]
         # a shallow column's target holds what starts in it at its back, under its raised lid:
@@ -424,6 +424,18 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     for c, _ in children:
         lay.regions[c] = region_of(lay.placements[c])
         _place_children(graph, c, kids, apps, sizes, lay, at_back_of)
+
+
+def _under_a_tier(lay: Layout, node: str) -> bool:
+    """Whether `node` is a drawer tier with another tier above it in its case: pulled out, only
+    its front part is clear of the tier above, so its contents are packed from the front (a
+    hand reaching for a note card lying in the middle of a desk's lower tier stopped 12 cm
+    short, on the upper tier's handle bar)."""
+    pl = lay.placements[node]
+    if pl.app.articulation != "drawer" or pl.parent is None:
+        return False
+    return any(o.parent == pl.parent and o.app.articulation == "drawer" and o.centre[2] > pl.centre[2]
+               for o in lay.placements.values())
 
 
 def region_of(pl: Placement) -> Region:
