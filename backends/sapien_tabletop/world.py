@@ -250,7 +250,9 @@ class World:
         where its tab stays within reach (a plain lid let go at 62 deg fell shut again; pulled
         on to 90 deg, its tab stood out of reach for closing it). Only where the net torque
         beats JOINT_FRICTION (0.5 N m): a book cover or pencil case lid (net 0.1-0.35 N m by hand
-        arithmetic; the book measured) stays where it is left.
+        arithmetic; the book measured) stays where it is left. A box's lid stops at
+        `Layout.lid_open` where the layout gives one (92 deg for boxes at most 0.33 m deep:
+        leaning in at 75 deg, a lid caught what the hands brought to the box's back).
 
         The weight is mass only (`_ghost_counterweight` turns its shape's collisions off after
         the build; it is not drawn): it stands for a lid stay in the hinge, which takes no room
