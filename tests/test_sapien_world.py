@@ -166,3 +166,37 @@ def test_toy_storage_column_is_shallow_wide_and_its_raised_lid_hides_the_target(
     assert all(lay.placements[c].centre[0] > t.centre[0] for c, p in lay.placements.items() if p.parent == target)
     t_half = np.asarray(t.size) / 2
     assert _cover(np.asarray(b.centre), np.asarray(b.size) / 2, True, np.asarray(t.centre), t_half) >= GROW_COVER
+
+
+@pytest.mark.parametrize("scene_id", ["Cosmetics-4", "Fridge-T5", "Desk-14"])
+def test_shallow_lidded_boxes_open_past_vertical_and_deep_ones_at_their_stop(scene_id):
+    """A lidded box at most WIDE_LID_DEPTH deep opens to WIDE_LID_OPEN (leaning in at 75 deg a
+    makeup box's lid caught a palette brought to its back); the 0.36 m chest fridge keeps the
+    world's 75 deg stop (upright, its tab stood out of reach)."""
+    from robograph_backends.sapien_tabletop.layout import WIDE_LID_DEPTH, WIDE_LID_OPEN
+
+    lay = solve(_scene(scene_id).graph)
+    lidded = {n: p for n, p in lay.placements.items() if p.app.articulation == "lid"}
+    assert lidded
+    for node, pl in lidded.items():
+        if pl.size[0] <= WIDE_LID_DEPTH:
+            assert lay.lid_open.get(node) == WIDE_LID_OPEN, node
+        else:
+            assert node not in lay.lid_open, node
+    assert ("fridge" in lidded) == (scene_id == "Fridge-T5")
+
+
+def test_free_spots_reach_the_far_edge_and_keep_tall_bodies_off_the_walls_first():
+    """The grid includes the region's far edge (a lip balm fitted only in the last 1.6 cm
+    strip between a sponge and the storage bag's wall); a `wall` clearance shrinks the grid."""
+    from robograph_backends.sapien_tabletop.spots import Box, free_spots
+
+    half = np.array([0.031, 0.031, 0.01])
+    region = (0.075, 0.15)
+    sponge = Box(np.array([0.0, 0.047]), np.array([0.08, 0.02]))  # spans the floor front to back
+    spots = list(free_spots(region, half, [sponge], margin=0.005))
+    ys = sorted({round(float(p[1]), 4) for p in spots})
+    assert ys and max(ys) == pytest.approx(0.15 - 0.031) and max(ys) > 0.047 + 0.02 + 0.031 + 0.005
+    walled = list(free_spots(region, half, [], margin=0.005, wall=0.015))
+    assert walled and all(abs(p[0]) <= 0.075 - 0.031 - 0.015 + 1e-9 and abs(p[1]) <= 0.15 - 0.031 - 0.015 + 1e-9
+                          for p in walled)
