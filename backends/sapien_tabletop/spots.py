@@ -108,7 +108,7 @@ def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = Non
     if pl.container and h[2] > max(h[0], h[1]):  # a tall body: clear of the walls first, then against them
         passes = [(margin, WALL_MARGIN), (margin, 0.0)]
     else:
-        passes = [(m, 0.0) for m in ((ROOMY_MARGIN, margin) if roomy else (margin,))]
+        passes = [(m, 0.0) for m in ((ROOMY_MARGIN, margin) if roomy and not pl.container else (margin,))]
     for m, wall in passes:
         for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m, wall=wall):
             yield F[:3, :3] @ local + F[:3, 3]
