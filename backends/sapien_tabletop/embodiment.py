@@ -19,9 +19,8 @@ import numpy as np
 
 from robograph.graph import FURNITURE, INSIDE, OBJECT, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
-from robograph_backends.coverage import COVER_FRACTION, Primitives
 from robograph_backends.reading import is_open
-from robograph_backends.sapien_tabletop.hiding import box_coverage
+from robograph_backends.sapien_tabletop.hiding import covers
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
     FINGERS,
@@ -63,7 +62,6 @@ WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the objec
 SERVO_HINGE = (20.0, 5.0, 10.0)
 SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
-SIGHT_COVER = 0.8 * COVER_FRACTION  # a spot's box covered (or covering) this much counts as hidden (hiding's margin)
 ALONG_RAIL = ("vanity_table",)  # furniture whose objects are grasped with the hand along the rail where they fit (`grasp`)
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
@@ -572,14 +570,13 @@ class TabletopScene:
         if chests:
             return self._place_in_chest(node, target, half, rim, chests)
         spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
-        if self.world.layout.placements[target].app.articulation != "lid":
-            spots = self._in_sight(node, spots)
-        else:
-            # into a lidded box, only what is in the box counts: ordered by sight past the box
-            # in front, the spots in a toy bin behind another went to its back and its lid then
-            # stopped out of reach (Toy-A3); a blush compact put behind a foundation bottle in
-            # the makeup box read hidden by it (Cosmetics-4)
-            spots = self._in_sight(node, spots, among=lambda n: region_holds(self.world, n, INSIDE, target))
+        # into a lidded box, only what is in the box counts: ordered by sight past the box in
+        # front, the spots in a toy bin behind another went to its back and its lid then stopped
+        # out of reach (Toy-A3); a blush compact put behind a foundation bottle in the makeup
+        # box read hidden by it (Cosmetics-4)
+        lidded = self.world.layout.placements[target].app.articulation == "lid"
+        spots = self._in_sight(node, spots, among=(lambda n: region_holds(self.world, n, INSIDE, target))
+                               if lidded else None)
         return [Placement(p, False, target, rim=rim, approach=APPROACH) for p in _spaced(spots)]
 
     def _in_sight(self, node: str, spots: Iterable[np.ndarray],
@@ -601,10 +598,8 @@ class TabletopScene:
         for p in spots:
             near = [(c, h) for _, c, h in others if abs(c[1] - p[1]) < 0.3 and abs(c[0] - p[0]) < 0.5
                     and not _around(c, h, p)]
-            if any(box_coverage(Primitives.of([(c, np.eye(3), h)], []), p, half) > SIGHT_COVER
-                   for c, h in near if c[0] - h[0] < p[0] - half[0]) \
-                    or any(box_coverage(Primitives.of([(p, np.eye(3), half)], []), c, h) > SIGHT_COVER
-                           for c, h in near if p[0] - half[0] < c[0] - h[0]):
+            if any(covers(c, h, p, half) for c, h in near if c[0] - h[0] < p[0] - half[0]) \
+                    or any(covers(p, half, c, h) for c, h in near if p[0] - half[0] < c[0] - h[0]):
                 rest.append(p)
                 continue
             yield p

@@ -34,6 +34,7 @@ GRASP_WIDTH = 0.062  # m: a grown blocker stays this narrow (if it was) so the 8
 # closes round it with room to spare (the MuJoCo catalog's MAX_GRASP_WIDTH); a 7 cm laptop grown
 # to hide a 4 cm cap was hit by the descending fingers and flew off
 GROW_COVER = 0.8  # coverage a blocker grows to, well past COVER_FRACTION: settling moves it; set by hand
+UNPLANNED_COVER = 0.8 * COVER_FRACTION  # coverage that counts as one box hiding another where no edge says so
 SIDESTEP = 0.02  # m steps in which a hidden object is moved sideways, out from behind another
 CLEAR = 0.01  # m kept between footprints when something is moved sideways
 # room the Pandas take at their ready posture, relative to each base (m): their links' shape
@@ -47,6 +48,12 @@ DEEPER_STEPS = 15  # ... at most this many tries (30 cm); set by hand
 
 def _box(centre: np.ndarray, half: np.ndarray) -> Primitives:
     return Primitives.of([(centre, np.eye(3), half)], [])
+
+
+def covers(b_centre: np.ndarray, b_half: np.ndarray, t_centre: np.ndarray, t_half: np.ndarray) -> bool:
+    """Whether box b hides box t from the head camera: coverage past UNPLANNED_COVER, the
+    shared COVER_FRACTION less a margin (settling moves bodies a little)."""
+    return box_coverage(_box(b_centre, b_half), t_centre, t_half) > UNPLANNED_COVER
 
 
 def raised_lid(centre: np.ndarray, half: np.ndarray) -> Primitives:
@@ -191,7 +198,7 @@ def unplanned_covers(layout: Layout, graph: SceneGraph, nodes: list[str]) -> lis
             bc, bh = _placed_box(layout, b)
             if bc[0] - bh[0] >= tc[0] + th[0]:
                 continue  # behind it: hides nothing of it from the front
-            if box_coverage(_box(bc, bh), tc, th) > 0.8 * COVER_FRACTION:
+            if covers(bc, bh, tc, th):
                 out.append((b, t))
     return out
 

@@ -206,8 +206,9 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
     # the lid's edge (Cosmetics-4). Its tab stays within reach for closing it where the box is
     # shallow (a shallow column's boxes are laid so). The hiding is still sized at 75 deg: a lid
     # past vertical stands higher and further back, so it hides at least as much behind it.
+    columns = {n for pair in shallow for n in pair}
     lay.lid_open.update({n: WIDE_LID_OPEN for n in apps if apps[n].articulation == "lid"
-                         and (sizes[n][0] <= WIDE_LID_DEPTH or any(n in pair for pair in shallow))})
+                         and (sizes[n][0] <= WIDE_LID_DEPTH or n in columns)})
     tsize = sizes[table]
     lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False,
                                       _holds_tiers(table, kids, apps))

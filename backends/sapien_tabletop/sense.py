@@ -171,9 +171,10 @@ def joined(world: World, a: str, b: str) -> bool:
     centres across the vertical (6 degrees: 1 cm on a 10 cm stack). Measured along the
     vertical, Toy-B4's rocket base seated on its nose read "rocket_base ON rocket_nose", not
     assembled. Not the upper part's axis: held in the fingers it may lean on its seat."""
-    low, high = (a, b) if position(world, a)[2] <= position(world, b)[2] else (b, a)
-    T = body_pose(world, low)  # the part below: the one a part held in the hand was seated on
-    d = T[:3, :3].T @ (position(world, high) - T[:3, 3])
+    pose = {n: body_pose(world, n) for n in (a, b)}
+    low, high = (a, b) if pose[a][2, 3] <= pose[b][2, 3] else (b, a)
+    T = pose[low]  # the part below: the one a part held in the hand was seated on
+    d = T[:3, :3].T @ (pose[high][:3, 3] - T[:3, 3])
     ha = world.layout.placements[a].size[2] / 2
     hb = world.layout.placements[b].size[2] / 2
     return bool(np.linalg.norm(d[:2]) < ASSEMBLY_GAP and abs(abs(d[2]) - (ha + hb)) < ASSEMBLY_GAP)

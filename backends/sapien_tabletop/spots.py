@@ -105,13 +105,13 @@ def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = Non
         + out_of_reach(world, dst, F, region.half, anywhere=roomy)
     pl = world.layout.placements[dst]
     margin = INSIDE_MARGIN if pl.container else (TOP_MARGIN if pl.parent is None else MARGIN)
-    if pl.container and h[2] > max(h[0], h[1]):  # a tall body: clear of the walls first, then against them
-        passes = [(margin, WALL_MARGIN), (margin, 0.0)]
-    else:
-        passes = [(m, 0.0) for m in ((ROOMY_MARGIN, margin) if roomy and not pl.container else (margin,))]
-    for m, wall in passes:
-        for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m, wall=wall):
-            yield F[:3, :3] @ local + F[:3, 3]
+    margins = (ROOMY_MARGIN, margin) if roomy and not pl.container else (margin,)
+    # a tall body in a container: clear of the walls first, then against them
+    walls = (WALL_MARGIN, 0.0) if pl.container and h[2] > max(h[0], h[1]) else (0.0,)
+    for m in margins:
+        for wall in walls:
+            for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m, wall=wall):
+                yield F[:3, :3] @ local + F[:3, 3]
 
 
 def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float], *,
