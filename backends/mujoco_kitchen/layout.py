@@ -108,6 +108,7 @@ from robograph_backends.mujoco_kitchen.tuning import (
     SLOT_ROW_MAX,
     SLOT_SPACING,
     SPARE_HALF,
+    SPARE_LIFT,
     SPARE_PARK,
     SPARE_SPACING,
     STANDOFF,
@@ -614,7 +615,7 @@ class _Solver:
         self._unplaced_parts()
         spares = []
         for k in range(self.n_spares):
-            b = bodies.spare(k, (SPARE_PARK[0] - SPARE_SPACING * k, SPARE_PARK[1], SPARE_HALF))
+            b = bodies.spare(k, (SPARE_PARK[0] - SPARE_SPACING * k, SPARE_PARK[1], SPARE_HALF + SPARE_LIFT))
             self.bodies.append(b)
             spares.append(b.name)
         start_room = room_plans[0]

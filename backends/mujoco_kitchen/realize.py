@@ -80,6 +80,7 @@ def _add_nodes(world: World, graph: SceneGraph) -> None:
         world.model.geom_size[gid] = half
         _refit_bounds(world, bid)
         world.model.geom_rgba[gid] = app.rgba
+        world.model.body_gravcomp[bid] = 0.0  # parked weightless (bodies.spare)
         world.spare_of[node] = body
         world.plan.items[node] = ItemPlan(node, body, (float(half[0]), float(half[1]), float(half[2])), "box", False)
 
