@@ -79,5 +79,10 @@ def test_added_node_larger_than_its_spare_stands_on_its_support(buffet) -> None:
 
     assert half_of(w, node.id)[2] > 2 * SPARE_HALF  # taller than the spare it was built from
     assert abs(_bottom_above_floor(w, node.id, support)) < REST_TOL
+    # it has its weight back (spares are parked weightless): raised 2 cm, it falls back
+    body = w.plan.items[node.id].body
+    w.set_free_pose(body, w.body_pos(body) + [0.0, 0.0, 0.02], w.data.xquat[w.body_id(body)])
+    w.step(REST_STEPS)
+    assert abs(_bottom_above_floor(w, node.id, support)) < REST_TOL
     assert be.reconcile(g1) == g1, diff(g1, be.reconcile(g1))
     be.close()
