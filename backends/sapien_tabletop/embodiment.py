@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph.graph import SceneGraph
+from robograph.graph import FURNITURE, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
@@ -365,9 +365,20 @@ def _held_by_fingers(world: World) -> list[str]:
             node = world.entity_node.get(mine.per_scene_id)
             hand = world.hand_of_entity.get(other.per_scene_id)
             if node is not None and hand is not None and other.name in FINGERS and node not in world.welds \
-                    and world.layout.placements[node].parent is not None and node not in world.joints:
+                    and world.layout.placements[node].parent is not None \
+                    and (node not in world.joints or _body_link(world, node, mine)):
                 touched.setdefault((node, hand), set()).add(other.name)
     return sorted({node for (node, _), fingers in touched.items() if len(fingers) == 2})
+
+
+def _body_link(world: World, node: str, entity: object) -> bool:
+    """Whether `entity` is the body proper (root link) of the movable articulated object `node`:
+    an open book held by its front wall rides the rail like any held body (left behind, it was
+    pulled out of the fingers and fell off the desk); a lid's tab or a drawer's bar does not."""
+    n = world.graph_nodes.get(node)
+    if n is None or n.kind == FURNITURE:
+        return False
+    return world.bodies[node].get_links()[0].entity.per_scene_id == entity.per_scene_id  # type: ignore[attr-defined]
 
 
 def _touches(world: World, hand: str, node: str, both: bool = False) -> bool:
@@ -408,11 +419,14 @@ class TabletopScene:
         y = float(np.mean([q[1] for q in roots.values()]))
         shoulder = roots[hand][1] if hand is not None else y
         across = float(p[1]) - shoulder
-        if hand is not None and float(p[0]) - x < RAIL_NEAR and abs(across) < RAIL_OFFSET:
+        if hand is not None and float(p[0]) - x < RAIL_NEAR:
             # close in front of the shoulder the arm cannot bend down to it: put the point
-            # RAIL_OFFSET out to the arm's own side (away from the other arm)
+            # RAIL_OFFSET out to the arm's own side (away from the other arm); also a close point
+            # on the other arm's side (the left hand reaching 32 cm across, 28 cm ahead, down
+            # into a pulled-out desk drawer stopped 14 cm short, in the right arm's room)
             side = 1.0 if roots[hand][1] >= y else -1.0
-            return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
+            if abs(across) < RAIL_OFFSET or across * side < 0:
+                return (x, y + across - side * RAIL_OFFSET, 0.0, 0.0)
         keep = RAIL_KEEP if hand is not None and not operate else RAIL_OFFSET
         if abs(across) <= keep:
             return (x, y, 0.0, 0.0)
@@ -441,7 +455,7 @@ class TabletopScene:
 
     def yaw(self, node: str) -> float:
         body = node if node in self.world.bodies else self.world.parts.get(node, (node,))[0]
-        return float(yaw_of(body_pose(self.world, body)[:3, :3]))
+        return _heading(body_pose(self.world, body)[:3, :3])
 
     def half_extents(self, node: str) -> np.ndarray:
         return self._box(node)[1]
@@ -463,8 +477,16 @@ class TabletopScene:
         g_yaw = yaw if across_x else yaw + math.pi / 2
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
+        span = float(2 * min(h[0], h[1]))
         rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
-        return Grasp(grip, g_yaw, span=float(2 * min(h[0], h[1])), rim=rim, approach=APPROACH)
+        if rim is not None and 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:
+            # the fingers also close round it the other way: take that way when only then the
+            # hand goes down between the walls (a 2 cm highlighter body lying 6.6 cm off the
+            # middle of a 12 cm deep desk drawer slipped from fingers kept above the walls)
+            other = (g_yaw + math.pi) % math.pi - math.pi / 2
+            if self._hand_fits_inside(node, grip, other):
+                g_yaw, rim, span = other, None, float(2 * max(h[0], h[1]))
+        return Grasp(grip, g_yaw, span=span, rim=rim, approach=APPROACH)
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
@@ -482,12 +504,32 @@ class TabletopScene:
         return bool(np.all(np.abs(local[:2]) + reach <= np.asarray(region.half) - HAND_ROOM))
 
     def grasps(self, node: str) -> list[Grasp]:
+        wall = self._wall_grasp(node)
+        if wall is not None:
+            return [wall, replace(wall, position=wall.position - np.array([0.0, 0.0, 0.005]))]
         g = self.grasp(node)
         out = [g, replace(g, position=g.position - np.array([0.0, 0.0, 0.015]))]
         h = self.half_extents(node)
         if 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:  # across the other side when it fits the fingers
             out.append(replace(g, yaw=g.yaw + math.pi / 2, span=float(2 * max(h[0], h[1]))))
         return out
+
+    def _wall_grasp(self, node: str) -> Grasp | None:
+        """An open book (25 x 25 cm, 4 cm thick) is wider than the open fingers (8 cm) both ways,
+        so no grasp goes across it; with its cover raised, its front wall (a 1 cm board, the side
+        toward the arms) is pinched from above at its middle instead, the fingers closing front to
+        back, one inside the shell, one outside, as a person lifts an open box by its rim. At the
+        middle the weight hangs straight behind the pinch (no twist about the fingers); the hand
+        (22 cm along its closing axis) then stays in front of the raised cover. None for
+        anything else (a closed cover lies over the wall's top)."""
+        local = self._wall_grasp_local(node)
+        if local is None or not self.is_open(node):
+            return None
+        T = body_pose(self.world, node)
+        grip = T[:3, :3] @ local + T[:3, 3]
+        yaw = float(yaw_of(T[:3, :3]))  # closing along the book's own x (front to back)
+        yaw = (yaw + math.pi / 2) % math.pi - math.pi / 2
+        return Grasp(grip, yaw, span=WALL, approach=APPROACH)
 
     def place(self, node: str, target: str, relation: str) -> list[Placement]:
         if target not in self.world.layout.regions:
@@ -496,9 +538,44 @@ class TabletopScene:
         if self.world.layout.placements[target].container:
             F, region = floor_frame(self.world, target)
             rim = float(F[2, 3] + region.height)
-        return [Placement(p, False, target, rim=rim, approach=APPROACH)
+        shift, approach = self._flat_shift(node)
+        return [Placement(p + shift, False, target, rim=rim, approach=approach)
                 for p in _spaced(spots_on(self.world, node, target, half=self.half_extents(node),
                                           skip=self.world.parts.get(node, ()), roomy=True))]
+
+    def _flat_shift(self, node: str) -> tuple[np.ndarray, float]:
+        """For a book held by its front wall (it hangs steeply from the pinch): the shift of the
+        release point that brings the hand to where it would hold the book lying flat on the
+        spot, so the hand coming down lays the book down about its back edge, and an approach
+        from high enough that the hanging book clears the spot on the way there (from the
+        usual 15 cm its back edge met the shelf and the hand stopped 3 cm short). Let go where
+        its hanging centre was over the spot, the book stood on its spine, leaning on its
+        raised cover. (zero, APPROACH) for anything else."""
+        wall = self._wall_grasp_local(node)
+        hand = None if wall is None else holding_hand(self.world, node)
+        if wall is None or hand is None:
+            return np.zeros(3), APPROACH
+        T = body_pose(self.world, node)
+        h = half_of(self.world, node)
+        corners = np.array([[a * h[0], b * h[1], c * h[2]] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)])
+        grip_z = float(self.world.grip_pose(hand)[2, 3])
+        hangs = grip_z - float(np.min(corners @ T[:3, :3].T[:, 2] + T[2, 3]))  # grip over its lowest corner
+        approach = max(APPROACH, hangs - (wall[2] + h[2]) + 0.03)
+        yaw = _heading(T[:3, :3])
+        flat = np.array([math.cos(yaw) * wall[0] - math.sin(yaw) * wall[1],
+                         math.sin(yaw) * wall[0] + math.cos(yaw) * wall[1], wall[2]])
+        hanging = self.world.grip_pose(hand)[:3, 3] - T[:3, 3]
+        return flat - hanging, approach
+
+    def _wall_grasp_local(self, node: str) -> np.ndarray | None:
+        """The front-wall grip point in a book's own frame (`_wall_grasp`), or None."""
+        pl = self.world.layout.placements.get(node)
+        if pl is None or not pl.container or pl.app.articulation != "book_cover" or node not in self.world.joints:
+            return None
+        if min(pl.size[0], pl.size[1]) <= MAX_OPENING - 0.01:
+            return None
+        hx, _hy, hz = (s / 2 for s in pl.size)
+        return np.array([-hx + WALL / 2, 0.0, hz - PINCH])
 
     def aside(self, node: str) -> list[Placement]:
         if node not in self.world.layout.placements:
@@ -592,6 +669,15 @@ class TabletopScene:
 
     def robot_room(self) -> str | None:
         return self.graph.robot_room() if self.graph is not None else None
+
+
+def _heading(R: np.ndarray) -> float:
+    """A body's yaw, also when it hangs steeply (a book held by its front wall: its x axis
+    points nearly straight down and its projection's heading is noise): then from its y axis,
+    which stays level."""
+    if abs(float(R[2, 0])) > 0.7:
+        return float(math.atan2(R[1, 1], R[0, 1]) - math.pi / 2)
+    return float(yaw_of(R))
 
 
 def _spaced(spots: object, spacing: float = 0.08) -> list[np.ndarray]:
