@@ -8,13 +8,12 @@ croissant taken out of it, the lid closed) and Dining-3 (19 steps: a wine glass,
 shakers carried along the rail from the sideboard, its drawer opened, emptied and closed) run
 whole and must succeed; for Toy, Cosmetics and Desk the opening steps that the layout and the
 skills get right today are checked (blockers moved aside, parts snapped together and carried
-as one, a button pressed, a bin's lid opened and filled; Desk-14's first 12 of 25: a lamp
-pressed, a trash bin opened, filled and closed, a pencil case opened and filled, a highlighter
-assembled from the lower drawer; closing the case stacks two of its contents today, and the
-book is carried by its front wall later, see docs/sapien_backend.md "Desk in physics
-mode"). Fridge-T (no grasps into the roofed fridge) has no
-step here yet: docs/sapien_backend.md "Not done". One backend is kept for all of them (SAPIEN's renderer
-stays warm).
+as one, a button pressed, a bin's lid opened and filled; Desk-14's first 21 of 25: a lamp
+pressed, a trash bin, a pencil case and two drawers opened, filled and closed, a highlighter
+assembled from the lower drawer, a book opened, emptied and picked up by its front wall; set
+down on the shelf, the hanging book stands on its spine today). Fridge-T (no grasps into the
+roofed fridge) has no step here yet: docs/sapien_backend.md "Not done". One backend is kept for
+all of them (SAPIEN's renderer stays warm).
 """
 
 from __future__ import annotations
@@ -36,7 +35,7 @@ PREFIXES: dict[str, int | None] = {
     "Dining-3": None,
     "Toy-A3": 12,  # blockers moved aside, a toy robot snapped and shelved, a button, a bin's lid
     "Cosmetics-1": 4,  # a mirror moved aside, a lipstick capped, a spray put in an organizer
-    "Desk-14": 8,  # a lamp pressed, a trash bin and a pencil case opened, the case filled, a drawer opened
+    "Desk-14": 21,  # lamp, bin, pencil case and drawers filled and closed; a book opened, emptied, carried
 }
 
 
