@@ -5,15 +5,17 @@ back as the action's symbolic outcome (graph agreement), with no help recorded.
 Issue 15's acceptance asks for one whole episode per tabletop family. Buffet-T2 (the shortest
 Buffet-T baseline, 11 steps: three pick-and-places, a chafing dish's lid opened by its tab, a
 croissant taken out of it, the lid closed), Dining-3 (19 steps: a wine glass, cutlery and
-shakers carried along the rail from the sideboard, its drawer opened, emptied and closed) and
+shakers carried along the rail from the sideboard, its drawer opened, emptied and closed),
 Toy-A3 (26 steps: two pillows and a blanket moved aside, a toy robot snapped together and
 shelved, a music box pressed, the bin behind the other one opened, filled and closed, then the
 front bin) and Fridge-T5 (19 steps: a mini fridge opened, four bottles put in its door bin and
-four jars on its shelf, closed) run whole and must succeed; for Cosmetics the opening steps that
-the layout and the skills get right today are checked (a mirror moved aside, a lipstick capped,
-a spray put away). Desk (books wider than the gripper) has no step here yet:
-docs/sapien_backend.md "Not done". One backend is kept for all of them (SAPIEN's renderer stays
-warm).
+four jars on its shelf, closed) run whole and must succeed; for Cosmetics and Desk the opening
+steps that the layout and the skills get right today are checked (a mirror moved aside, a
+lipstick capped, the storage bag opened, filled and closed; Desk-14's first 21 of 25: a lamp
+pressed, a trash bin, a pencil case and two drawers opened, filled and closed, a highlighter
+assembled from the lower drawer, a book opened, emptied and picked up by its front wall; set
+down on the shelf, the hanging book stands on its spine today): docs/sapien_backend.md "Not
+done". One backend is kept for all of them (SAPIEN's renderer stays warm).
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ PREFIXES: dict[str, int | None] = {
     "Fridge-T5": None,  # a mini chest fridge opened by its lid's tab, eight bottles and jars put in, closed
     "Toy-A3": None,  # blockers moved aside, a toy robot snapped and shelved, a button, two bins filled and closed
     "Cosmetics-1": 4,  # a mirror moved aside, a lipstick capped, a spray put in an organizer
-    "Cosmetics-4": 16,  # two parts capped, the storage bag behind the makeup box opened, filled, closed
+    "Cosmetics-4": 18,  # two parts capped, the storage bag behind the makeup box opened, filled, closed; the makeup box opened, a foundation bottle put in
+    "Desk-14": 21,  # lamp, bin, pencil case and drawers filled and closed; a book opened, emptied, carried
 }
 
 
