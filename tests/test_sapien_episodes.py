@@ -38,7 +38,7 @@ PREFIXES: dict[str, int | None] = {
     "Fridge-T5": None,  # a mini chest fridge opened by its lid's tab, eight bottles and jars put in, closed
     "Toy-A3": None,  # blockers moved aside, a toy robot snapped and shelved, a button, two bins filled and closed
     "Cosmetics-1": 4,  # a mirror moved aside, a lipstick capped, a spray put in an organizer
-    "Cosmetics-4": 18,  # two parts capped, the storage bag behind the makeup box opened, filled, closed; the makeup box opened, a foundation bottle put in
+    "Cosmetics-4": 16,  # two parts capped, the storage bag behind the makeup box opened, filled, closed
     "Desk-14": 21,  # lamp, bin, pencil case and drawers filled and closed; a book opened, emptied, carried
 }
 
