@@ -24,6 +24,9 @@ ROOMY_MARGIN = 0.08  # ... preferred there for what the hands put down: the Pand
 # to each side of its grip along the closing axis, so a blanket set down 3 cm from a toy dinosaur
 # stopped the palm coming down on the dinosaur later (Toy-A3)
 INSIDE_MARGIN = 0.005  # ... inside a walled container (the object drops in from above the walls)
+WALL_MARGIN = 0.015  # m between a tall body's footprint and a container's walls, preferred: a 14 cm spray
+# carried 5 deg out of upright (the arm reaching 45 cm across) came down with its foot on the rim
+# of an organizer's front wall from a spot touching that wall, and fell over (Cosmetics-4)
 INNER_REACH = 0.2  # m past REACH_FAR a spot on a raised region still counts as reachable: the
 # hands tilt forward (a toy dinosaur went into a bin 0.79 m ahead; a bunny's spot 0.97 m ahead failed)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
@@ -57,9 +60,10 @@ def occupants(world: World, region: str, F: np.ndarray, height: float, skip: set
 
 
 def free_spots(region_half: tuple[float, float], half: np.ndarray, taken: list[Box], *,
-               prefer_front: bool = True, margin: float = MARGIN) -> Iterator[np.ndarray]:
-    """Centres (floor frame) where a body of half extents `half` stands clear of `taken`."""
-    hx, hy = region_half[0] - half[0], region_half[1] - half[1]
+               prefer_front: bool = True, margin: float = MARGIN, wall: float = 0.0) -> Iterator[np.ndarray]:
+    """Centres (floor frame) where a body of half extents `half` stands clear of `taken`, and
+    `wall` clear of the region's edges."""
+    hx, hy = region_half[0] - half[0] - wall, region_half[1] - half[1] - wall
     if hx < -0.01 or hy < -0.01:
         return
     xs = np.arange(-max(hx, 0.0), max(hx, 0.0) + 1e-9, GRID) if hx > 0 else np.array([0.0])
@@ -92,9 +96,12 @@ def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = Non
         + out_of_reach(world, dst, F, region.half, anywhere=roomy)
     pl = world.layout.placements[dst]
     margin = INSIDE_MARGIN if pl.container else (TOP_MARGIN if pl.parent is None else MARGIN)
-    margins = (ROOMY_MARGIN, margin) if roomy and not pl.container else (margin,)
-    for m in margins:
-        for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m):
+    if pl.container and h[2] > max(h[0], h[1]):  # a tall body: clear of the walls first, then against them
+        passes = [(margin, WALL_MARGIN), (margin, 0.0)]
+    else:
+        passes = [(m, 0.0) for m in ((ROOMY_MARGIN, margin) if roomy else (margin,))]
+    for m, wall in passes:
+        for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m, wall=wall):
             yield F[:3, :3] @ local + F[:3, 3]
 
 
