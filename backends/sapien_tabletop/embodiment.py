@@ -32,6 +32,7 @@ from robograph_backends.sapien_tabletop.sense import (
     joined,
     joint_fraction,
     position,
+    to_local,
 )
 from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
 from robograph_backends.sapien_tabletop.world import (
@@ -588,13 +589,64 @@ class TabletopScene:
         chests = self._chests_round(target)
         if chests:
             return self._place_in_chest(node, target, half, rim, chests)
+        shift, approach = self._flat_shift(node)
+        edge = self._lid_edge(target)
+        if edge is not None and not np.any(shift):
+            before = self._place_before_lid(node, target, half, rim, edge)
+            if before:
+                return before
+        spots = self._spots_in(node, target, half)
+        return [Placement(p + shift, False, target, rim=rim, approach=approach) for p in _spaced(spots)]
+
+    def _spots_in(self, node: str, target: str, half: np.ndarray) -> Iterator[np.ndarray]:
+        """Free spots for `node` (footprint `half`) on or in `target`, ordered by sight."""
         spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
         if self.world.layout.placements[target].app.articulation != "lid":
             # into a lidded box, sight is the lid's business: ordered by sight, the spots in a
             # toy bin behind another went to its back and its lid then stopped out of reach (Toy-A3)
             spots = self._in_sight(node, spots)
-        shift, approach = self._flat_shift(node)
-        return [Placement(p + shift, False, target, rim=rim, approach=approach) for p in _spaced(spots)]
+        return iter(spots)
+
+    def _lid_edge(self, target: str) -> float | None:
+        """Floor-frame x (`floor_frame`: away from the arms) of the innermost point of
+        `target`'s raised lid or cover where it leans in over the box: hinged at the back top
+        edge and resting on its stop at LID_OPEN (75 deg), a lid (2 hx + LIP long) reaches
+        (2 hx + LIP) cos 75 deg in from the back, 8 cm for a pencil case. None where nothing
+        leans over the floor (no lid, shut, or open past vertical)."""
+        pl = self.world.layout.placements[target]
+        if target not in self.world.joints or pl.app.articulation in ("drawer", "hinged_door") \
+                or not self.is_open(target):
+            return None
+        leaf = np.asarray(self.world.joints[target][0].get_links()[-1].entity_pose.to_transformation_matrix())
+        hx, hy, hz = (s / 2 for s in pl.size)
+        F, region = floor_frame(self.world, target)
+        edge = [(-hx - LIP, 0.0), (-hx, hy), (-hx, -hy)]  # the tab's tip, the panel's front corners
+        tips = [to_local(F, leaf[:3, :3] @ np.array([x, y, z]) + leaf[:3, 3])[0]
+                for x, y in edge for z in (hz, hz + WALL)]
+        inner = float(min(tips))
+        return inner if inner < region.half[0] else None
+
+    def _place_before_lid(self, node: str, target: str, half: np.ndarray, rim: float | None,
+                          edge: float) -> list[Placement]:
+        """Spots in a box with a raised lid (`_lid_edge`) where the hand's footprint (HAND_HALF
+        along and across its closing axis) at the release stays HAND_ROOM in front of the lid:
+        with the object as it is held, else turned a quarter (the hand then lies along the hinge;
+        lying front to back it reaches 11 cm behind its grip: a pen put into a pencil case
+        stopped with the hand on the lid, which fell shut, Desk-14). Each turned spot says the
+        hand's yaw. [] where neither way fits."""
+        held = self._held_yaw(node)
+        F, _ = floor_frame(self.world, target)
+        for turn in (0.0, math.pi / 2):
+            h = half if turn == 0.0 else np.array([half[1], half[0], half[2]])
+            yaw = held + turn
+            along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
+            reach = abs(float(along[0])) * HAND_HALF[0] + abs(float(along[1])) * HAND_HALF[1]
+            spots = _spaced(p for p in self._spots_in(node, target, h)
+                            if float(to_local(F, p)[0]) + reach + HAND_ROOM <= edge)
+            if spots:
+                return [Placement(p, False, target, rim=rim, approach=APPROACH, yaw=None if turn == 0.0 else yaw)
+                        for p in spots]
+        return []
 
     def _in_sight(self, node: str, spots: Iterable[np.ndarray]) -> Iterator[np.ndarray]:
         """`spots` where `node` would neither stand hidden behind another object nor hide one
@@ -660,8 +712,11 @@ class TabletopScene:
         return []
 
     def _held_yaw(self, node: str) -> float:
-        """The hand yaw that sets `node` down as built (`held_upright_yaw`'s), or its grasp's."""
-        hand = self.world.welds[node][0] if node in self.world.welds else holding_hand(self.world, node)
+        """The hand yaw that sets `node` (an assembly: by one of its parts) down as built
+        (`held_upright_yaw`'s), or its grasp's."""
+        bodies = (node,) if node in self.world.bodies else self.world.parts.get(node, ())
+        hand = next((self.world.welds[b][0] if b in self.world.welds else holding_hand(self.world, b)
+                     for b in bodies if b in self.world.welds or holding_hand(self.world, b) is not None), None)
         if hand is None:
             return self.grasp(node).yaw
         closing = self.world.grip_pose(hand)[:3, 1]
