@@ -51,6 +51,7 @@ TIER_SETBACK = 0.36  # ... holding drawer tiers (a drawer pulled out 0.21 m ends
 REACH_NEAR = 0.32  # m ahead of the arms' base line the first packed row on a free-standing top starts
 REACH_FAR = 0.66  # ... and the rows end by this (top-down IK holds out to ~0.7 m)
 TIER_DEPTH = 0.26  # m: deepest drawer tier (its travel is DRAWER_TRAVEL of this)
+COVER_SIDE = 0.02  # m a book cover hiding a target reaches past it on each side (`_widen_covers`)
 FIXTURE_HEIGHT = 0.3  # m: furniture standing on a top is at most this tall (grown for its contents)
 MIN_BASE_Z = 0.22  # m: the arms' bases stand at least this high (over a play mat on the floor, the
 # lids of 30 cm bins rise 35 cm above their rims: top-down IK holds from 0.3 m below the base to 0.45 above)
@@ -186,6 +187,14 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             sx, sy, sz = apps[node].size
             if sy > sx and sy <= min(TIER_DEPTH, apps[loc.dst].size[0]) - 2 * WALL - 2 * TIER_GAP:
                 apps[node] = replace(apps[node], size=(sy, sx, sz))
+        if loc is not None and loc.dst in apps and apps[loc.dst].articulation == "book_cover" \
+                and graph.nodes[node].kind == OBJECT and app.articulation == "none" \
+                and apps[node].size[1] > apps[node].size[0]:
+            # in a book too (the book grows as deep as it needs): the hand then lies along the
+            # raised cover; closing across x, the hand coming for a pair of scissors lying across
+            # the book pushed the cover at its stop and tipped the book over onto its back
+            sx, sy, sz = apps[node].size
+            apps[node] = replace(apps[node], size=(sy, sx, sz))
         if graph.nodes[node].kind == FURNITURE and loc is not None and loc.dst in (table, *others):
             # furniture standing on a top (a toy shelf, a mini fridge) low enough for the arms
             # to reach over it (what it must hold still grows it back)
@@ -353,6 +362,7 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
         for c in children:
             if c[0] in apps:
                 size(c[0])
+        _widen_covers(graph, [c for c, _ in children if c in apps], apps, sizes)
         if tiers:
             sx = max(sx, max(sizes[t][0] for t in tiers) + 2 * WALL)
             sy = max(sy, max(sizes[t][1] for t in tiers) + 2 * WALL + 2 * TIER_GAP)
@@ -385,6 +395,18 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
     return sizes
 
 
+def _widen_covers(graph: SceneGraph, siblings: list[str], apps: Mapping[str, Appearance],
+                  sizes: dict[str, tuple[float, float, float]]) -> None:
+    """A book whose raised cover hides a sibling ("hides it when open") is made COVER_SIDE wider
+    than that target on each side: as wide as a 32 cm pencil case only, it no longer hid the
+    case once closing the case's lid had pushed the case 7 cm sideways."""
+    members = set(siblings)
+    for e in graph.edges_of(OCCLUDES):
+        if e.when and e.src in members and e.dst in members and apps[e.src].articulation == "book_cover":
+            sx, sy, sz = sizes[e.src]
+            sizes[e.src] = (sx, max(sy, sizes[e.dst][1] + 2 * COVER_SIDE), sz)
+
+
 def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tuple[str, str]]],
                     apps: Mapping[str, Appearance], sizes: Mapping[str, tuple[float, float, float]],
                     lay: Layout, at_back_of: set[str], root: bool = False) -> None:
@@ -409,7 +431,11 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                        front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN,
                        # in a walled container the rows are centred front to back: a palm reaching
                        # down to a croissant at the front of a chafing dish hit its front wall
+                       # (not in a book: its raised cover leans over the back half, where a
+                       # hand reaching for scissors lying in the middle ran into it; its 3 cm
+                       # front wall keeps no palm out)
                        centre_depth=region.half[0] if lay.placements[parent].container
+                       and lay.placements[parent].app.articulation != "book_cover"
                        and not _under_a_tier(lay, parent) and not at_back else None):
         s = sizes[p.node]
         rel = dict(rest)[p.node]
