@@ -64,6 +64,9 @@ WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the l
 WIDE_LID_DEPTH = 0.33  # m: ... at most this deep (its lid this long): just past vertical a longer lid lifts
 # its tab out of reach for closing (a mini chest fridge's 0.36 m lid on a counter: a bottle was
 # then not put into its door bin either, Fridge-T5)
+MAX_LID_WIDTH = 0.52  # m: a lidded box grows at most this wide to keep its contents in one row
+# (0.6: the case reached in toward the middle of the desk, and the lower tier's bar then was not
+# reached from the stance the arm got; 0.45: no free spot for a pen, Desk-14)
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 MINI_FOOTPRINT = 0.1  # m: a mini fridge's depth before it grows round what it holds
 MINI_WIDTH = 0.88  # m: a mini fridge's width: its bin and its shelf side by side, all within the reach band
@@ -187,14 +190,6 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             sx, sy, sz = apps[node].size
             if sy > sx and sy <= min(TIER_DEPTH, apps[loc.dst].size[0]) - 2 * WALL - 2 * TIER_GAP:
                 apps[node] = replace(apps[node], size=(sy, sx, sz))
-        if loc is not None and loc.dst in apps and apps[loc.dst].articulation == "book_cover" \
-                and graph.nodes[node].kind == OBJECT and app.articulation == "none" \
-                and apps[node].size[1] > apps[node].size[0]:
-            # in a book too (the book grows as deep as it needs): the hand then lies along the
-            # raised cover; closing across x, the hand coming for a pair of scissors lying across
-            # the book pushed the cover at its stop and tipped the book over onto its back
-            sx, sy, sz = apps[node].size
-            apps[node] = replace(apps[node], size=(sy, sx, sz))
         if graph.nodes[node].kind == FURNITURE and loc is not None and loc.dst in (table, *others):
             # furniture standing on a top (a toy shelf, a mini fridge) low enough for the arms
             # to reach over it (what it must hold still grows it back)
@@ -380,7 +375,21 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
                 band = REACH_FAR - (TIER_SETBACK if tiers else SETBACK) - margin
                 while pack_extent(units, inner)[1] > band and inner < MAX_TOP_WIDTH:
                     inner += 0.05
+            widened = False
+            if node not in roots and apps[node].articulation == "lid":
+                # a lidded box grows wider, not deeper, for what it holds: its lid is as long as
+                # the box is deep and, raised, stands that far above its back edge, where the
+                # hand must reach its tab to close it (three items packed in two rows made a
+                # pencil case 0.27 m deep; behind a book its raised tab stood 0.96 m ahead of the
+                # arms, out of reach from above, tilted or level: Desk-14)
+                while pack_extent(units, inner)[1] + margin + FRONT_MARGIN + walls > sx and inner < MAX_LID_WIDTH:
+                    inner += 0.05
+                    widened = True
             width, depth = pack_extent(units, inner)
+            if widened:  # ... with its free capacity beside the row (0.33 m wide, packed to the
+                # last centimetre, it had no free spot for a pen)
+                free = max(0, int(graph.nodes[node].capacity or 0) - len(rest))
+                width = max(width, min(MAX_LID_WIDTH - walls, width + free * SLOT))
             if node in roots:  # free room in the band for what is moved aside or put down there
                 width += TOP_SPARE
             sx = max(sx, depth + margin + FRONT_MARGIN + walls)
