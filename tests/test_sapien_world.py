@@ -43,7 +43,7 @@ def test_unknown_categories_are_refused_by_name():
     assert "cabinet" in str(err.value) and "drawer_tier" in str(err.value)
 
 
-@pytest.mark.parametrize("scene_id", ["Dining-3", "Fridge-T1"])
+@pytest.mark.parametrize("scene_id", ["Dining-3", "Fridge-T1", "Desk-14"])
 def test_layout_puts_children_in_or_on_their_parent(scene_id):
     """INSIDE: the child's box lies within its parent's box. ON: it stands on the parent's top,
     its centre over the parent's footprint."""
@@ -82,6 +82,33 @@ def test_a_mini_fridge_on_a_counter_is_a_chest_whose_bin_and_shelf_lie_side_by_s
     bin_, shelf = lay.placements["door_bin"], lay.placements["fridge_shelf"]
     gap = abs(bin_.centre[1] - shelf.centre[1]) - (bin_.size[1] + shelf.size[1]) / 2
     assert gap > 0.0  # side by side across the fridge, not one behind the other
+
+
+def test_desk_layout_keeps_the_book_and_the_lower_drawer_within_reach():
+    """Desk-14, pure layout: the book is wider than the pencil case its raised cover hides; the
+    case behind it grows wider, not deeper, for its three items (as deep as its capacity asks),
+    so its hinge, where the raised tab stands, is within 0.8 m of the arms (it was 0.95 m, out
+    of reach); what lies in the book starts at its front (clear of the raised cover); the lower
+    desk tier has its contents in its front part (clear of the upper tier when pulled out)."""
+    from robograph_backends.sapien_tabletop.hiding import solve_hiding
+    from robograph_backends.sapien_tabletop.layout import COVER_SIDE, FRONT_MARGIN, WALL, capacity_room
+
+    graph = _scene("Desk-14").graph
+    lay = solve_hiding(graph)
+    book, case = lay.placements["book_1"], lay.placements["pencil_case"]
+    assert book.size[1] >= case.size[1] + 2 * COVER_SIDE - 1e-9
+    room = capacity_room(graph, "pencil_case", case.app)
+    assert room is not None and case.size[0] <= room[0] + 1e-9
+    assert case.centre[0] + case.size[0] / 2 - lay.robot_x < 0.8
+    scissors = lay.placements["scissors"]
+    book_front = book.centre[0] - book.size[0] / 2
+    assert abs((scissors.centre[0] - scissors.size[0] / 2) - (book_front + WALL + FRONT_MARGIN)) < 1e-6
+    lower = lay.placements["drawer_2"]
+    lower_front = lower.centre[0] - lower.size[0] / 2
+    for n, e in graph.location.items():
+        if e.dst == "drawer_2":
+            p = lay.placements[n]
+            assert abs((p.centre[0] - p.size[0] / 2) - (lower_front + WALL + FRONT_MARGIN)) < 1e-6, n
 
 
 @pytest.mark.slow

@@ -32,6 +32,7 @@ from robograph_backends.sapien_tabletop.sense import (
     joint_fraction,
     position,
     region_holds,
+    to_local,
 )
 from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
 from robograph_backends.sapien_tabletop.world import (
@@ -65,7 +66,6 @@ SPOT_CHOICES = 3
 ALONG_RAIL = ("vanity_table",)  # furniture whose objects are grasped with the hand along the rail where they fit (`grasp`)
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
-ROUND = 0.005  # m: an object whose footprint's sides differ less than this is held alike at any yaw
 WALL_CLEAR = 0.03  # m: an object taken out of a container is lifted this far clear of its walls
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
@@ -385,9 +385,20 @@ def _held_by_fingers(world: World) -> list[str]:
             node = world.entity_node.get(mine.per_scene_id)
             hand = world.hand_of_entity.get(other.per_scene_id)
             if node is not None and hand is not None and other.name in FINGERS and node not in world.welds \
-                    and world.layout.placements[node].parent is not None and node not in world.joints:
+                    and world.layout.placements[node].parent is not None \
+                    and (node not in world.joints or _body_link(world, node, mine)):
                 touched.setdefault((node, hand), set()).add(other.name)
     return sorted({node for (node, _), fingers in touched.items() if len(fingers) == 2})
+
+
+def _body_link(world: World, node: str, entity: object) -> bool:
+    """Whether `entity` is the body proper (root link) of the movable articulated object `node`:
+    an open book held by its front wall rides the rail like any held body (left behind, it was
+    pulled out of the fingers and fell off the desk); a lid's tab or a drawer's bar does not."""
+    n = world.graph_nodes.get(node)
+    if n is None or n.kind == FURNITURE:
+        return False
+    return world.bodies[node].get_links()[0].entity.per_scene_id == entity.per_scene_id  # type: ignore[attr-defined]
 
 
 def _touches(world: World, hand: str, node: str, both: bool = False) -> bool:
@@ -464,7 +475,7 @@ class TabletopScene:
 
     def yaw(self, node: str) -> float:
         body = node if node in self.world.bodies else self.world.parts.get(node, (node,))[0]
-        return float(yaw_of(body_pose(self.world, body)[:3, :3]))
+        return _heading(body_pose(self.world, body)[:3, :3])
 
     def half_extents(self, node: str) -> np.ndarray:
         return self._box(node)[1]
@@ -494,21 +505,16 @@ class TabletopScene:
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
         span, other = float(2 * (h[0] if across_x else h[1])), float(2 * (h[1] if across_x else h[0]))
-        if not self._hand_fits_inside(node, grip, g_yaw) and self._lidded_parent(node) is not None \
-                and other < MAX_OPENING - 0.01:
-            # in a toy bin too shallow for the hand along its closing axis (22 cm) between the
-            # front and back walls, the palm stayed above the walls, 20 cm over a toy nose at
-            # the bottom: fingers closing the other way, the hand lies along the bin's width
+        rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
+        if rim is not None and other < MAX_OPENING - 0.01:
+            # the fingers also close round it the other way: take that way when only then the
+            # hand goes down between the walls (a 2 cm highlighter body lying 6.6 cm off the
+            # middle of a 12 cm deep desk drawer slipped from fingers kept above the walls; the
+            # palm stayed 20 cm over a toy nose at the bottom of a toy bin too shallow for the
+            # 22 cm hand; across a 16 cm deep grocery bag the fingers did not reach a jar)
             turned = _quarter_turned(g_yaw)
             if self._hand_fits_inside(node, grip, turned):
-                g_yaw, span = turned, other
-        rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
-        turned = _quarter_turned(g_yaw)
-        if rim is not None and abs(float(h[0] - h[1])) < ROUND and self._hand_fits_inside(node, grip, turned):
-            # a round object is held the same way at any yaw: the hand turns to fit between the
-            # walls (across a 16 cm deep grocery bag, the palm above its 32 cm walls, the fingers
-            # did not reach a jar down in it, Fridge-T)
-            g_yaw, rim = turned, None
+                g_yaw, rim, span = turned, None, other
         # out of a deep container the object is lifted clear of its walls before the swing to
         # the carry pose (lifted 20 cm, a mustard bottle still in a 32 cm grocery bag dragged
         # the bag over, Fridge-T)
@@ -516,13 +522,6 @@ class TabletopScene:
         clear = walls + WALL_CLEAR - float(c[2] - h[2]) if walls is not None else 0.0
         return Grasp(grip, g_yaw, span=span, rim=rim,
                      approach=clear if clear > LIFT else APPROACH)
-
-    def _lidded_parent(self, node: str) -> str | None:
-        """The lidded box `node` lies in, if it does."""
-        pl = self.world.layout.placements.get(node)
-        if pl is None or pl.parent is None or pl.rel != INSIDE:
-            return None
-        return pl.parent if self.world.layout.placements[pl.parent].app.articulation == "lid" else None
 
     def _along_rail(self, node: str) -> bool:
         """Whether `node` (an assembled whole: one of its parts) started out on or in ALONG_RAIL
@@ -551,12 +550,32 @@ class TabletopScene:
         return bool(np.all(np.abs(local[:2]) + reach <= np.asarray(region.half) - HAND_ROOM))
 
     def grasps(self, node: str) -> list[Grasp]:
+        wall = self._wall_grasp(node)
+        if wall is not None:
+            return [wall, replace(wall, position=wall.position - np.array([0.0, 0.0, 0.005]))]
         g = self.grasp(node)
         out = [g, replace(g, position=g.position - np.array([0.0, 0.0, 0.015]))]
         h = self.half_extents(node)
         if 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:  # across the other side when it fits the fingers
             out.append(replace(g, yaw=g.yaw + math.pi / 2, span=float(2 * max(h[0], h[1]))))
         return out
+
+    def _wall_grasp(self, node: str) -> Grasp | None:
+        """An open book (25 x 25 cm, 4 cm thick) is wider than the open fingers (8 cm) both ways,
+        so no grasp goes across it; with its cover raised, its front wall (a 1 cm board, the side
+        toward the arms) is pinched from above at its middle instead, the fingers closing front to
+        back, one inside the shell, one outside, as a person lifts an open box by its rim. At the
+        middle the weight hangs straight behind the pinch (no twist about the fingers); the hand
+        (22 cm along its closing axis) then stays in front of the raised cover. None for
+        anything else (a closed cover lies over the wall's top)."""
+        local = self._wall_grasp_local(node)
+        if local is None or not self.is_open(node):
+            return None
+        T = body_pose(self.world, node)
+        grip = T[:3, :3] @ local + T[:3, 3]
+        yaw = float(yaw_of(T[:3, :3]))  # closing along the book's own x (front to back)
+        yaw = (yaw + math.pi / 2) % math.pi - math.pi / 2
+        return Grasp(grip, yaw, span=WALL, approach=APPROACH)
 
     def place(self, node: str, target: str, relation: str) -> list[Placement]:
         if target not in self.world.layout.regions:
@@ -565,19 +584,83 @@ class TabletopScene:
         if self.world.layout.placements[target].container:
             F, region = floor_frame(self.world, target)
             rim = float(F[2, 3] + region.height)
-        half = self.half_extents(node)
+        half = self._seat_room(node)
         chests = self._chests_round(target)
         if chests:
             return self._place_in_chest(node, target, half, rim, chests)
+        shift, approach = self._flat_shift(node)
+        edge = self._lid_edge(target)
+        if edge is not None and not np.any(shift):
+            before = self._place_before_lid(node, target, half, rim, edge)
+            if before:
+                return before
+        spots = self._spots_in(node, target, half)
+        return [Placement(p + shift, False, target, rim=rim, approach=approach) for p in _spaced(spots)]
+
+    def _seat_room(self, node: str) -> np.ndarray:
+        """Half extents of the footprint `node` is set down for: its own, grown on both axes
+        to the larger half side of any other part of an assembly it belongs to. That part is
+        later seated on it and must not rest on a wall or a neighbour (a highlighter cap put
+        against a pencil case's front wall took the 6.2 cm body brought onto it 2 cm high on
+        the wall, 0.6 cm off centre, and the snap refused: Desk-14)."""
+        half = self.half_extents(node).copy()
+        for parts in self.world.parts.values():
+            for other in parts:
+                if node in parts and other != node and other in self.world.bodies:
+                    half[:2] = np.maximum(half[:2], float(np.max(half_of(self.world, other)[:2])))
+        return half
+
+    def _spots_in(self, node: str, target: str, half: np.ndarray) -> Iterator[np.ndarray]:
+        """Free spots for `node` (footprint `half`) on or in `target`, ordered by sight."""
         spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
         # into a lidded box, only what is in the box counts: ordered by sight past the box in
         # front, the spots in a toy bin behind another went to its back and its lid then stopped
         # out of reach (Toy-A3); a blush compact put behind a foundation bottle in the makeup
         # box read hidden by it (Cosmetics-4)
         lidded = self.world.layout.placements[target].app.articulation == "lid"
-        spots = self._in_sight(node, spots, among=(lambda n: region_holds(self.world, n, INSIDE, target))
-                               if lidded else None)
-        return [Placement(p, False, target, rim=rim, approach=APPROACH) for p in _spaced(spots)]
+        return self._in_sight(node, spots, among=(lambda n: region_holds(self.world, n, INSIDE, target))
+                              if lidded else None)
+
+    def _lid_edge(self, target: str) -> float | None:
+        """Floor-frame x (`floor_frame`: away from the arms) of the innermost point of
+        `target`'s raised lid or cover where it leans in over the box: hinged at the back top
+        edge and resting on its stop at LID_OPEN (75 deg), a lid (2 hx + LIP long) reaches
+        (2 hx + LIP) cos 75 deg in from the back, 8 cm for a pencil case. None where nothing
+        leans over the floor (no lid, shut, or open past vertical)."""
+        pl = self.world.layout.placements[target]
+        if target not in self.world.joints or pl.app.articulation in ("drawer", "hinged_door") \
+                or not self.is_open(target):
+            return None
+        leaf = np.asarray(self.world.joints[target][0].get_links()[-1].entity_pose.to_transformation_matrix())
+        hx, hy, hz = (s / 2 for s in pl.size)
+        F, region = floor_frame(self.world, target)
+        edge = [(-hx - LIP, 0.0), (-hx, hy), (-hx, -hy)]  # the tab's tip, the panel's front corners
+        tips = [to_local(F, leaf[:3, :3] @ np.array([x, y, z]) + leaf[:3, 3])[0]
+                for x, y in edge for z in (hz, hz + WALL)]
+        inner = float(min(tips))
+        return inner if inner < region.half[0] else None
+
+    def _place_before_lid(self, node: str, target: str, half: np.ndarray, rim: float | None,
+                          edge: float) -> list[Placement]:
+        """Spots in a box with a raised lid (`_lid_edge`) where the hand's footprint (HAND_HALF
+        along and across its closing axis) at the release stays HAND_ROOM in front of the lid:
+        with the object as it is held, else turned a quarter (the hand then lies along the hinge;
+        lying front to back it reaches 11 cm behind its grip: a pen put into a pencil case
+        stopped with the hand on the lid, which fell shut, Desk-14). Each turned spot says the
+        hand's yaw. [] where neither way fits."""
+        held = self._held_yaw(node)
+        F, _ = floor_frame(self.world, target)
+        for turn in (0.0, math.pi / 2):
+            h = half if turn == 0.0 else np.array([half[1], half[0], half[2]])
+            yaw = held + turn
+            along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
+            reach = abs(float(along[0])) * HAND_HALF[0] + abs(float(along[1])) * HAND_HALF[1]
+            spots = _spaced(p for p in self._spots_in(node, target, h)
+                            if float(to_local(F, p)[0]) + reach + HAND_ROOM <= edge)
+            if spots:
+                return [Placement(p, False, target, rim=rim, approach=APPROACH, yaw=None if turn == 0.0 else yaw)
+                        for p in spots]
+        return []
 
     def _in_sight(self, node: str, spots: Iterable[np.ndarray],
                   among: Callable[[str], bool] | None = None) -> Iterator[np.ndarray]:
@@ -643,12 +726,49 @@ class TabletopScene:
         return []
 
     def _held_yaw(self, node: str) -> float:
-        """The hand yaw that sets `node` down as built (`held_upright_yaw`'s), or its grasp's."""
-        hand = self.world.welds[node][0] if node in self.world.welds else holding_hand(self.world, node)
+        """The hand yaw that sets `node` (an assembly: by one of its parts) down as built
+        (`held_upright_yaw`'s), or its grasp's."""
+        bodies = (node,) if node in self.world.bodies else self.world.parts.get(node, ())
+        hand = next((self.world.welds[b][0] if b in self.world.welds else holding_hand(self.world, b)
+                     for b in bodies if b in self.world.welds or holding_hand(self.world, b) is not None), None)
         if hand is None:
             return self.grasp(node).yaw
         closing = self.world.grip_pose(hand)[:3, 1]
         return upright_yaw(math.atan2(float(closing[1]), float(closing[0])), self.yaw(node))
+
+    def _flat_shift(self, node: str) -> tuple[np.ndarray, float]:
+        """For a book held by its front wall (it hangs steeply from the pinch): the shift of the
+        release point that brings the hand to where it would hold the book lying flat on the
+        spot, so the hand coming down lays the book down about its back edge, and an approach
+        from high enough that the hanging book clears the spot on the way there (from the
+        usual 15 cm its back edge met the shelf and the hand stopped 3 cm short). Let go where
+        its hanging centre was over the spot, the book stood on its spine, leaning on its
+        raised cover. (zero, APPROACH) for anything else."""
+        wall = self._wall_grasp_local(node)
+        hand = None if wall is None else holding_hand(self.world, node)
+        if wall is None or hand is None:
+            return np.zeros(3), APPROACH
+        T = body_pose(self.world, node)
+        h = half_of(self.world, node)
+        corners = np.array([[a * h[0], b * h[1], c * h[2]] for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)])
+        grip_z = float(self.world.grip_pose(hand)[2, 3])
+        hangs = grip_z - float(np.min(corners @ T[:3, :3].T[:, 2] + T[2, 3]))  # grip over its lowest corner
+        approach = max(APPROACH, hangs - (wall[2] + h[2]) + 0.03)
+        yaw = _heading(T[:3, :3])
+        flat = np.array([math.cos(yaw) * wall[0] - math.sin(yaw) * wall[1],
+                         math.sin(yaw) * wall[0] + math.cos(yaw) * wall[1], wall[2]])
+        hanging = self.world.grip_pose(hand)[:3, 3] - T[:3, 3]
+        return flat - hanging, approach
+
+    def _wall_grasp_local(self, node: str) -> np.ndarray | None:
+        """The front-wall grip point in a book's own frame (`_wall_grasp`), or None."""
+        pl = self.world.layout.placements.get(node)
+        if pl is None or not pl.container or pl.app.articulation != "book_cover" or node not in self.world.joints:
+            return None
+        if min(pl.size[0], pl.size[1]) <= MAX_OPENING - 0.01:
+            return None
+        hx, _hy, hz = (s / 2 for s in pl.size)
+        return np.array([-hx + WALL / 2, 0.0, hz - PINCH])
 
     def aside(self, node: str) -> list[Placement]:
         if node not in self.world.layout.placements:
@@ -747,6 +867,15 @@ class TabletopScene:
 def _quarter_turned(yaw: float) -> float:
     """A grip yaw turned a quarter, in the same half-turn range (a parallel grip is symmetric)."""
     return (yaw + math.pi) % math.pi - math.pi / 2
+
+
+def _heading(R: np.ndarray) -> float:
+    """A body's yaw, also when it hangs steeply (a book held by its front wall: its x axis
+    points nearly straight down and its projection's heading is noise): then from its y axis,
+    which stays level."""
+    if abs(float(R[2, 0])) > 0.7:
+        return float(math.atan2(R[1, 1], R[0, 1]) - math.pi / 2)
+    return float(yaw_of(R))
 
 
 def _spaced(spots: object, spacing: float = 0.08) -> list[np.ndarray]:

@@ -51,6 +51,7 @@ TIER_SETBACK = 0.36  # ... holding drawer tiers (a drawer pulled out 0.21 m ends
 REACH_NEAR = 0.32  # m ahead of the arms' base line the first packed row on a free-standing top starts
 REACH_FAR = 0.66  # ... and the rows end by this (top-down IK holds out to ~0.7 m)
 TIER_DEPTH = 0.26  # m: deepest drawer tier (its travel is DRAWER_TRAVEL of this)
+COVER_SIDE = 0.02  # m a book cover hiding a target reaches past it on each side (`_widen_covers`)
 FIXTURE_HEIGHT = 0.3  # m: furniture standing on a top is at most this tall (grown for its contents)
 MIN_BASE_Z = 0.22  # m: the arms' bases stand at least this high (over a play mat on the floor, the
 # lids of 30 cm bins rise 35 cm above their rims: top-down IK holds from 0.3 m below the base to 0.45 above)
@@ -63,6 +64,9 @@ WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the l
 WIDE_LID_DEPTH = 0.33  # m: ... at most this deep (its lid this long): just past vertical a longer lid lifts
 # its tab out of reach for closing (a mini chest fridge's 0.36 m lid on a counter: a bottle was
 # then not put into its door bin either, Fridge-T5)
+MAX_LID_WIDTH = 0.52  # m: a lidded box grows at most this wide to keep its contents in one row
+# (0.6: the case reached in toward the middle of the desk, and the lower tier's bar then was not
+# reached from the stance the arm got; 0.45: no free spot for a pen, Desk-14)
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 MINI_FOOTPRINT = 0.1  # m: a mini fridge's depth before it grows round what it holds
 MINI_WIDTH = 0.88  # m: a mini fridge's width: its bin and its shelf side by side, all within the reach band
@@ -353,6 +357,7 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
         for c in children:
             if c[0] in apps:
                 size(c[0])
+        _widen_covers(graph, [c for c, _ in children if c in apps], apps, sizes)
         if tiers:
             sx = max(sx, max(sizes[t][0] for t in tiers) + 2 * WALL)
             sy = max(sy, max(sizes[t][1] for t in tiers) + 2 * WALL + 2 * TIER_GAP)
@@ -370,7 +375,21 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
                 band = REACH_FAR - (TIER_SETBACK if tiers else SETBACK) - margin
                 while pack_extent(units, inner)[1] > band and inner < MAX_TOP_WIDTH:
                     inner += 0.05
+            widened = False
+            if node not in roots and apps[node].articulation == "lid":
+                # a lidded box grows wider, not deeper, for what it holds: its lid is as long as
+                # the box is deep and, raised, stands that far above its back edge, where the
+                # hand must reach its tab to close it (three items packed in two rows made a
+                # pencil case 0.27 m deep; behind a book its raised tab stood 0.96 m ahead of the
+                # arms, out of reach from above, tilted or level: Desk-14)
+                while pack_extent(units, inner)[1] + margin + FRONT_MARGIN + walls > sx and inner < MAX_LID_WIDTH:
+                    inner += 0.05
+                    widened = True
             width, depth = pack_extent(units, inner)
+            if widened:  # ... with its free capacity beside the row (0.33 m wide, packed to the
+                # last centimetre, it had no free spot for a pen)
+                free = max(0, int(graph.nodes[node].capacity or 0) - len(rest))
+                width = max(width, min(MAX_LID_WIDTH - walls, width + free * SLOT))
             if node in roots:  # free room in the band for what is moved aside or put down there
                 width += TOP_SPARE
             sx = max(sx, depth + margin + FRONT_MARGIN + walls)
@@ -383,6 +402,18 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
     for node in sorted(apps):
         size(node)
     return sizes
+
+
+def _widen_covers(graph: SceneGraph, siblings: list[str], apps: Mapping[str, Appearance],
+                  sizes: dict[str, tuple[float, float, float]]) -> None:
+    """A book whose raised cover hides a sibling ("hides it when open") is made COVER_SIDE wider
+    than that target on each side: as wide as a 32 cm pencil case only, it no longer hid the
+    case once closing the case's lid had pushed the case 7 cm sideways."""
+    members = set(siblings)
+    for e in graph.edges_of(OCCLUDES):
+        if e.when and e.src in members and e.dst in members and apps[e.src].articulation == "book_cover":
+            sx, sy, sz = sizes[e.src]
+            sizes[e.src] = (sx, max(sy, sizes[e.dst][1] + 2 * COVER_SIDE), sz)
 
 
 def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tuple[str, str]]],
@@ -409,7 +440,11 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                        front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN,
                        # in a walled container the rows are centred front to back: a palm reaching
                        # down to a croissant at the front of a chafing dish hit its front wall
+                       # (not in a book: its raised cover leans over the back half, where a
+                       # hand reaching for scissors lying in the middle ran into it; its 3 cm
+                       # front wall keeps no palm out)
                        centre_depth=region.half[0] if lay.placements[parent].container
+                       and lay.placements[parent].app.articulation != "book_cover"
                        and not _under_a_tier(lay, parent) and not at_back else None):
         s = sizes[p.node]
         rel = dict(rest)[p.node]

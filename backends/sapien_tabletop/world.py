@@ -44,12 +44,14 @@ LID_DENSITY = 300.0  # kg/m^3 of a lid's panel
 LID_STOP = 1.3  # rad: a lid's or cover's hinge stops here (open)
 LID_BALANCE = math.radians(40)  # ... and its counterweight balances it here
 CW_HEIGHT = 0.06  # m: the counterweight stands this far above the hinge
+BOOK_POST = 0.2  # m: ... a book cover's, so it weighs 0.14 kg instead of 0.46 (same torque at every angle)
 DENSITY = 1000.0  # kg/m^3 of every other shape (SAPIEN's default)
 # pillows and blankets are stuffed fabric, not water: at DENSITY a 26 cm pillow grown to hide a
 # toy weighed 7 kg, slid 2 cm down between the fingers on the way to its aside spot and, set
 # down where its bottom met the mat early, toppled (Toy-A3)
 SOFT_CATEGORIES = ("pillow", "blanket")
 SOFT_DENSITY = 100.0  # kg/m^3
+BOOK_DENSITY = 600.0  # kg/m^3 of a book's floor and walls: lighter than a real book (named in the docs)
 LIP = 0.04  # m a lid's or cover's tab reaches past the box's front wall ...
 TAB_HALF = 0.015  # ... and half its width (m)
 DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
@@ -175,17 +177,17 @@ class World:
         return True
 
     def _shell(self, builder: Any, size: tuple[float, float, float], rgba: tuple[float, ...], physx: Any,
-               top: bool = False) -> None:
+               top: bool = False, density: float = DENSITY) -> None:
         """An open box centred on the builder's origin: floor and four walls (and a top when asked)."""
         hx, hy, hz = (s / 2 for s in size)
         w = WALL / 2
-        self._box(builder, (0, 0, -hz + w), (hx, hy, w), rgba, physx)
-        self._box(builder, (hx - w, 0, 0), (w, hy, hz), rgba, physx)
-        self._box(builder, (-hx + w, 0, 0), (w, hy, hz), rgba, physx)
-        self._box(builder, (0, hy - w, 0), (hx, w, hz), rgba, physx)
-        self._box(builder, (0, -hy + w, 0), (hx, w, hz), rgba, physx)
+        self._box(builder, (0, 0, -hz + w), (hx, hy, w), rgba, physx, density=density)
+        self._box(builder, (hx - w, 0, 0), (w, hy, hz), rgba, physx, density=density)
+        self._box(builder, (-hx + w, 0, 0), (w, hy, hz), rgba, physx, density=density)
+        self._box(builder, (0, hy - w, 0), (hx, w, hz), rgba, physx, density=density)
+        self._box(builder, (0, -hy + w, 0), (hx, w, hz), rgba, physx, density=density)
         if top:
-            self._box(builder, (0, 0, hz - w), (hx, hy, w), rgba, physx)
+            self._box(builder, (0, 0, hz - w), (hx, hy, w), rgba, physx, density=density)
 
     def _case(self, builder: Any, size: tuple[float, float, float], rgba: tuple[float, ...], physx: Any) -> None:
         """A cabinet for drawer tiers: floor, top, back and sides, open at the front (-x)."""
@@ -244,7 +246,8 @@ class World:
         self.bodies[pl.node] = actor
         self.entity_node[actor.per_scene_id] = pl.node
 
-    def _counterweight(self, link: Any, hx: float, hy: float, hz: float, physx: Any) -> None:
+    def _counterweight(self, link: Any, hx: float, hy: float, hz: float, physx: Any,
+                       post: float = CW_HEIGHT) -> None:
         """A weight on a post CW_HEIGHT above a lid's hinge, balancing the lid at LID_BALANCE: below
         it the lid falls shut, above it the lid falls open onto its stop at LID_STOP (75 deg),
         where its tab stays within reach (a plain lid let go at 62 deg fell shut again; pulled
@@ -260,12 +263,16 @@ class World:
         back wall, where the packing puts the next row ~3.5 cm away: a lid opened by a hand hit
         that neighbour, and one set open by realize started inside it and PhysX's
         depenetration threw box and neighbour off the table (Desk-1's book and pencil case,
-        Cosmetics-1's makeup box and storage bag read DETACHED)."""
+        Cosmetics-1's makeup box and storage bag read DETACHED).
+
+        `post`: its height (the torque is the same for any post; a ghost's height takes no
+        room): a book cover's is BOOK_POST, as the book is carried by its front wall and
+        0.46 kg at the spine, 25 cm behind the fingers, twisted it out of them."""
         lid = LID_DENSITY * ((2 * hx) * (2 * hy) * WALL + LIP * 2 * TAB_HALF * WALL)
-        mass = lid * hx / (CW_HEIGHT * math.tan(LID_BALANCE))
+        mass = lid * hx / (post * math.tan(LID_BALANCE))
         half = (0.01, min(hy, 0.04), 0.01)
         volume = 8 * half[0] * half[1] * half[2]
-        self._box(link, (hx, 0, hz + WALL / 2 + CW_HEIGHT), half, (0.3, 0.3, 0.3, 1), physx,
+        self._box(link, (hx, 0, hz + WALL / 2 + post), half, (0.3, 0.3, 0.3, 1), physx,
                   visual=False, density=mass / volume)
 
     @staticmethod
@@ -326,7 +333,10 @@ class World:
             child.set_joint_properties("prismatic", [[0.0, travel]], joint, joint, JOINT_FRICTION, JOINT_DAMPING)
             closed, opened = 0.0, travel
         else:
-            self._shell(root, pl.size, pl.app.rgba, physx)
+            # a book's boards are BOOK_DENSITY: held by its front wall, a 37 cm book of 1 cm
+            # boards at 1000 kg/m^3 (1.4 kg) hung straight down from the fingers
+            self._shell(root, pl.size, pl.app.rgba, physx,
+                        density=BOOK_DENSITY if art == "book_cover" else DENSITY)
             self._dress(root, pl.node, "box", (hx, hy, hz), pl.app.rgba, hollow=True)  # its name on the front wall
             if art == "hinged_door":  # a panel over the open front, vertical hinge on its -y edge
                 self._box(child, (-hx - WALL / 2, 0, 0), (WALL / 2, hy, hz), pl.app.rgba, physx)
@@ -336,7 +346,7 @@ class World:
                 self._box(child, (0, 0, hz + WALL / 2), (hx, hy, WALL / 2), pl.app.rgba, physx, density=LID_DENSITY)
                 self._box(child, (-hx - LIP / 2, 0, hz + WALL / 2), (LIP / 2, TAB_HALF, WALL / 2), pl.app.rgba,
                           physx, density=LID_DENSITY)
-                self._counterweight(child, hx, hy, hz, physx)
+                self._counterweight(child, hx, hy, hz, physx, BOOK_POST if art == "book_cover" else CW_HEIGHT)
                 joint = sapien.Pose([hx, 0, hz + WALL / 2], [0.7071068, 0, 0, 0.7071068])  # axis +y
             lid_open = self.layout.lid_open.get(pl.node, LID_OPEN)
             closed, opened = 0.0, DOOR_OPEN if art == "hinged_door" else lid_open
@@ -592,3 +602,4 @@ class World:
                 body.set_qvel(np.zeros(body.dof))
         else:
             body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).set_kinematic_target(pose)
+
