@@ -38,14 +38,14 @@ def test_an_open_box_touches_its_support_through_its_floor_plate_only(buffet) ->
 
     trays = [n for n in buffet.plan.items if n.startswith("tray")]
     assert trays, "Buffet-I2 has trays: without them this test proves nothing"
+    touching = _touching(buffet)
     for tray in trays:
         body = body_name(tray)
-        support = {b for b, _, o, _ in _touching(buffet) if o == body} | \
-            {o for b, _, o, _ in _touching(buffet) if b == body}
+        support = {b for b, _, o, _ in touching if o == body} | {o for b, _, o, _ in touching if b == body}
         supports = {s for s in support if s.endswith("counter")}
         assert supports, f"{tray} stands on no counter"
-        geoms = {g for b, g, o, _ in _touching(buffet) if b == body and o in supports} | \
-            {g for b, _, o, g in _touching(buffet) if o == body and b in supports}
+        geoms = {g for b, g, o, _ in touching if b == body and o in supports} | \
+            {g for b, _, o, g in touching if o == body and b in supports}
         assert geoms == {f"{body}_base"}, geoms
 
 
@@ -53,7 +53,7 @@ def test_parked_spares_hover_out_of_contact(buffet) -> None:
     from robograph_backends.mujoco_kitchen.tuning import SPARE_HALF, SPARE_LIFT
 
     assert buffet.plan.spares
-    touching = {b for b, _, o, _ in _touching(buffet)} | {o for _, _, o, _ in _touching(buffet)}
+    touching = {name for b, _, o, _ in _touching(buffet) for name in (b, o)}
     for spare in buffet.plan.spares:
         assert spare not in touching
         assert abs(buffet.body_pos(spare)[2] - (SPARE_HALF + SPARE_LIFT)) < 1e-6  # after 1 s: not falling

@@ -18,9 +18,3 @@ def mujoco_module() -> ModuleType:
     except ImportError as exc:
         raise DependencyNotInstalled("mujoco", "mujoco") from exc
 
-
-def mink_module() -> ModuleType:
-    try:
-        return import_module("mink")
-    except ImportError as exc:
-        raise DependencyNotInstalled("mink", "mujoco") from exc

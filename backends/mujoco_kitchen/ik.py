@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from robograph.errors import DependencyNotInstalled
+from robograph.rotations import quat_conj
 from robograph_backends.mujoco_kitchen.deps import mujoco_module
 
 # Grip-site frame of a straight-down grasp at yaw 0: approach z down, x along world y.
@@ -137,7 +138,8 @@ class ArmIK:
 
     def __init__(self, model: Any, site: str, arm_joints: list[str], *, dt: float = 0.05,
                  home: list[float] | tuple[float, ...] | None = None, posture_cost: float = 0.02) -> None:
-        mj = mujoco_module()
+        mj = self._mj = mujoco_module()  # resolved once: solve runs ~13 QP steps per call
+        self._qp = _quadprog()
         self.model = model
         self.data = mj.MjData(model)
         self.dt = dt
@@ -147,7 +149,8 @@ class ArmIK:
         nv = model.nv
         cost = np.full(nv, FROZEN_COST)
         cost[self.dofs] = ARM_COST
-        self._h_fixed = np.eye(nv) * QP_DAMPING + np.diag(cost ** 2)  # QP damping + damping task
+        self._eye = np.eye(nv)
+        self._h_fixed = self._eye * QP_DAMPING + np.diag(cost ** 2)  # QP damping + damping task
         self._w = np.asarray(FRAME_COST)
         # a weak pull toward the home posture keeps the elbow up and out (without it the null
         # space drifts and the two arms' elbows can meet between them)
@@ -156,6 +159,7 @@ class ArmIK:
             pcost = np.zeros(nv)
             pcost[self.dofs] = posture_cost
             self._pcost_sq = pcost ** 2
+            self._h_posture = np.diag(self._pcost_sq)
             self._home = np.asarray(home, dtype=float)
         lower = np.full(model.nq, -mj.mjMAXVAL)
         upper = np.full(model.nq, mj.mjMAXVAL)
@@ -176,16 +180,16 @@ class ArmIK:
         self._dq_min = np.zeros(nv)
 
     def _kinematics(self) -> None:
-        mj = mujoco_module()
+        mj = self._mj
         mj.mj_kinematics(self.model, self.data)
         mj.mj_comPos(self.model, self.data)
 
     def _error(self, target_quat: np.ndarray, target_pos: np.ndarray) -> np.ndarray:
         """Body twist from the grip frame to the target: log(T_grip^-1 T_target)."""
-        mj = mujoco_module()
+        mj = self._mj
         quat = np.empty(4)
         mj.mju_mat2Quat(quat, self.data.site_xmat[self.site])
-        inv = quat * np.array([1.0, -1.0, -1.0, -1.0])
+        inv = quat_conj(quat)
         rel = np.empty(4)
         mj.mju_mulQuat(rel, inv, target_quat)
         r_inv = np.empty(9)
@@ -195,7 +199,7 @@ class ArmIK:
 
     def _step(self, err: np.ndarray, posture: bool) -> np.ndarray | None:
         """The QP's joint displacement at the current configuration."""
-        mj = mujoco_module()
+        mj = self._mj
         m, d, nv = self.model, self.data, self.model.nv
         jac = np.empty((6, nv))
         mj.mj_jacSite(m, d, jac[:3], jac[3:], self.site)
@@ -206,26 +210,26 @@ class ArmIK:
         wj = self._w[:, None] * (-_se3_ljacinv(err) @ jac)
         we = self._w * err
         mu = LM_DAMPING * float(we @ we)
-        h = self._h_fixed + wj.T @ wj + mu * np.eye(nv)
+        h = self._h_fixed + wj.T @ wj + mu * self._eye
         c = we @ wj  # mink: c = -(W (-e))^T (W J)
         if posture and self._pcost_sq is not None:
             e = np.zeros(nv)
             target = d.qpos.copy()
             target[self.qadr] = self._home
             mj.mj_differentiatePos(m, e, 1.0, d.qpos, target)
-            h = h + np.diag(self._pcost_sq)
+            h = h + self._h_posture
             c = c - self._pcost_sq * e
         mj.mj_differentiatePos(m, self._dq_max, 1.0, d.qpos, self._upper)
         mj.mj_differentiatePos(m, self._dq_min, 1.0, self._lower, d.qpos)
         b = -np.hstack([LIMIT_GAIN * self._dq_max[self._limited], LIMIT_GAIN * self._dq_min[self._limited]])
         try:
-            return _quadprog().solve_qp(h, -c, self._c_limits, b, 0)[0]
+            return self._qp.solve_qp(h, -c, self._c_limits, b, 0)[0]
         except ValueError:  # infeasible (a configuration outside its limits)
             return None
 
     def solve(self, q: np.ndarray, position: np.ndarray, rotation: np.ndarray, *, max_iter: int = 80,
               tol_pos: float = 1e-3, tol_rot: float = 1e-2) -> IKResult:
-        mj = mujoco_module()
+        mj = self._mj
         q = np.array(q, dtype=float)
         for adr, lo, hi in self._clip:  # contacts can leave joints marginally outside their range
             q[adr] = min(max(q[adr], lo + 1e-6), hi - 1e-6)
