@@ -27,6 +27,7 @@ from robograph_backends.sapien_tabletop.sense import (
     ancestors,
     body_pose,
     floor_frame,
+    hand_holding,
     holding_hand,
     joined,
     joint_fraction,
@@ -604,10 +605,10 @@ class TabletopScene:
         against a pencil case's front wall took the 6.2 cm body brought onto it 2 cm high on
         the wall, 0.6 cm off centre, and the snap refused: Desk-14)."""
         half = self.half_extents(node).copy()
-        for parts in self.world.parts.values():
-            for other in parts:
-                if node in parts and other != node and other in self.world.bodies:
-                    half[:2] = np.maximum(half[:2], float(np.max(half_of(self.world, other)[:2])))
+        partners = {o for parts in self.world.parts.values() if node in parts for o in parts}
+        for other in sorted(partners - {node}):
+            if other in self.world.bodies:
+                half[:2] = np.maximum(half[:2], float(np.max(half_of(self.world, other)[:2])))
         return half
 
     def _spots_in(self, node: str, target: str, half: np.ndarray) -> Iterator[np.ndarray]:
@@ -624,9 +625,9 @@ class TabletopScene:
     def _lid_edge(self, target: str) -> float | None:
         """Floor-frame x (`floor_frame`: away from the arms) of the innermost point of
         `target`'s raised lid or cover where it leans in over the box: hinged at the back top
-        edge and resting on its stop at LID_OPEN (75 deg), a lid (2 hx + LIP long) reaches
-        (2 hx + LIP) cos 75 deg in from the back, 8 cm for a pencil case. None where nothing
-        leans over the floor (no lid, shut, or open past vertical)."""
+        edge and resting on a 75 deg stop, a lid (2 hx + LIP long) reaches (2 hx + LIP) cos
+        75 deg in from the back, 8 cm for a pencil case. None where nothing leans over the
+        floor (no lid, shut, or open past vertical: the 92 deg stop of `Layout.lid_open`)."""
         pl = self.world.layout.placements[target]
         if target not in self.world.joints or pl.app.articulation in ("drawer", "hinged_door") \
                 or not self.is_open(target):
@@ -729,8 +730,7 @@ class TabletopScene:
         """The hand yaw that sets `node` (an assembly: by one of its parts) down as built
         (`held_upright_yaw`'s), or its grasp's."""
         bodies = (node,) if node in self.world.bodies else self.world.parts.get(node, ())
-        hand = next((self.world.welds[b][0] if b in self.world.welds else holding_hand(self.world, b)
-                     for b in bodies if b in self.world.welds or holding_hand(self.world, b) is not None), None)
+        hand = next((h for h in (hand_holding(self.world, b) for b in bodies) if h is not None), None)
         if hand is None:
             return self.grasp(node).yaw
         closing = self.world.grip_pose(hand)[:3, 1]

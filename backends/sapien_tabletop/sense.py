@@ -93,10 +93,15 @@ def holding_hand(world: World, node: str) -> str | None:
     return next((h for h, (f, _) in sorted(finger_contacts(world, node).items()) if len(f) == 2), None)
 
 
+def hand_holding(world: World, node: str) -> str | None:
+    """The hand holding the node's body: its assisted weld, else the two fingers on it."""
+    return world.welds[node][0] if node in world.welds else holding_hand(world, node)
+
+
 def measure_location(world: World, node: str, expected: SceneGraph, *, grip: bool = True) -> Location:
     """Where a node's body is, from measurement alone (`expected` only names the candidates).
     `grip` false: where it is apart from any hand (a hand holds one thing: `one_per_hand`)."""
-    hand = (world.welds[node][0] if node in world.welds else holding_hand(world, node)) if grip else None
+    hand = hand_holding(world, node) if grip else None
     if hand is not None:
         return (HELD, hand)
     # candidates exclude what the node itself holds (a book's own contents do not hold the book)

@@ -602,4 +602,3 @@ class World:
                 body.set_qvel(np.zeros(body.dof))
         else:
             body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).set_kinematic_target(pose)
-
