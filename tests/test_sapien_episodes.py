@@ -12,14 +12,14 @@ front bin), Fridge-T5 (19 steps: a mini fridge opened, four bottles put in its d
 four jars on its shelf, closed) and Cosmetics-4 (31 steps: a lipstick and an eyeliner capped,
 a spray and a perfume put in the organizer, the storage bag behind the makeup box opened,
 filled and closed, the makeup box filled from the vanity and its lower drawer and closed, the
-upper drawer filled) run whole and must succeed; of Cosmetics-1 and Desk-14 the opening steps
-that the layout and the skills get right today are checked (Cosmetics-1: a mirror moved aside,
-a lipstick capped, a spray put away, the storage bag opened and filled, the makeup box opened;
-Desk-14's first 18 of 25: a lamp pressed, a trash bin and a pencil case opened and filled, a
-drawer opened, a highlighter assembled, the bin and the pencil case closed, a stapler put in
-the other drawer, the book opened; taking the scissors out of the open book then tips it):
-docs/sapien_backend.md "Not done". One backend is kept for all of them (SAPIEN's renderer
-stays warm).
+upper drawer filled) and Desk-14 (25 steps: a lamp pressed, a trash bin and a pencil case
+opened and filled, a drawer opened, a highlighter assembled, the bin, the pencil case and the
+drawer closed, a stapler put in the other drawer, the book opened, the scissors taken out of it
+and put in that drawer, the open book carried by its front wall to the shelf, the drawer and the
+book closed) run whole and must succeed; of Cosmetics-1 the opening steps that the layout and
+the skills get right today are checked (a mirror moved aside, a lipstick capped, a spray put
+away, the storage bag opened and filled, the makeup box opened; docs/sapien_backend.md "Not
+done"). One backend is kept for all of them (SAPIEN's renderer stays warm).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ PREFIXES: dict[str, int | None] = {
     "Toy-A3": None,  # blockers moved aside, a toy robot snapped and shelved, a button, two bins filled and closed
     "Cosmetics-1": 11,  # a mirror moved aside, a lipstick capped, a spray put in an organizer, the bag filled, the makeup box opened
     "Cosmetics-4": None,  # two parts capped, the bag behind the makeup box and the box filled and closed, two vanity drawers
-    "Desk-14": 18,  # a lamp, a bin and a pencil case filled and closed, a highlighter assembled, drawers, the book opened
+    "Desk-14": None,  # a pencil case filled and closed, drawers, the scissors out of the open book, the book shelved
 }
 
 

@@ -84,6 +84,12 @@ RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a si
 RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
 DRAWER_DIP = math.radians(25)  # a closed drawer's bar is approached this far below level
 HANDLE_BAR = 0.02  # m: a drawer's handle bar, finger span (world.py builds it 2 cm thick)
+BAR_PALM_MARGIN = 0.007  # m: a drawer's bar taken from above is held high enough for the palm to pass this
+# far over the drawer's front wall, at most BAR_PINCH below the bar's top
+BAR_PINCH = 0.01
+HANGING_SLOW = 2.5  # a hand carrying a book by its front wall moves this many times slower: the book
+# hangs about 33 deg from the pinch and swung to 52 deg, out of the fingers, when the hand went
+# 15 cm forward in 0.5 s to set it down (Desk-14's puton(book_1, shelf_slot_1))
 
 
 class SapienRobot:
@@ -161,6 +167,8 @@ class SapienRobot:
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
         position = np.asarray(position, dtype=float)
+        if self._carries_hanging(hand):
+            duration *= HANGING_SLOW
         here = self.hand_position(hand)
         if not straight and position[2] > here[2] + UP_RISE and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
             # up, then over: what the hand carries hangs below it (a bottle swung up and over a
@@ -177,6 +185,11 @@ class SapienRobot:
                     self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True):
                 return True
         return self._move_hand(hand, position, yaw, pitch, duration, straight)
+
+    def _carries_hanging(self, hand: str) -> bool:
+        """Whether `hand`'s fingers hold a book (by its front wall: `TabletopScene._wall_grasp`)."""
+        return any(self.world.layout.placements[n].app.articulation == "book_cover"
+                   and holding_hand(self.world, n) == hand for n in _held_by_fingers(self.world))
 
     def _move_hand(self, hand: str, position: np.ndarray, yaw: float, pitch: float, duration: float,
                    straight: bool, keep_height: bool = False) -> bool:
@@ -595,8 +608,15 @@ class TabletopScene:
             before = self._place_before_lid(node, target, half, rim, edge)
             if before:
                 return before
-        spots = self._spots_in(node, target, half)
-        return [Placement(p + shift, False, target, rim=rim, approach=approach) for p in _spaced(spots)]
+        spots = _spaced(self._spots_in(node, target, half))
+        if spots or np.any(shift):
+            return [Placement(p + shift, False, target, rim=rim, approach=approach) for p in spots]
+        # no room as built: turned a quarter, the hand turning it (scissors, 17 cm across, fit
+        # a desk drawer's free strip along its depth beside a stapler and sticky notes, Desk-14)
+        turned = np.array([half[1], half[0], half[2]])
+        yaw = self._held_yaw(node) + math.pi / 2
+        return [Placement(p, False, target, rim=rim, approach=approach, yaw=yaw)
+                for p in _spaced(self._spots_in(node, target, turned))]
 
     def _seat_room(self, node: str) -> np.ndarray:
         """Half extents of the footprint `node` is set down for: its own, grown on both axes
@@ -805,6 +825,12 @@ class TabletopScene:
             # a lower drawer's bar ran into the top above it
             dip = np.array([math.cos(DRAWER_DIP), 0.0, -math.sin(DRAWER_DIP)])
             approach = R @ dip if q < opened / 2 else np.array([0.0, 0.0, -1.0])
+            if q >= opened / 2:  # from above: the palm stays over the front wall (it came down
+                # onto the wall of a 12 cm desk drawer, stopped 2 cm short, and the other hand's
+                # next try slammed the drawer shut: a stapler in it slid onto the sticky notes)
+                bar_top = grip[2] + min(0.03, hz - 0.01)
+                palm_over = leaf[2, 3] + hz + BAR_PALM_MARGIN - PALM_CLEARANCE
+                grip = np.array([grip[0], grip[1], min(bar_top - BAR_PINCH, max(float(grip[2]), palm_over))])
             return Handle(name, grip, approach, R @ np.array([0, 1.0, 0]), HANDLE_BAR, "slide",
                           R @ np.array([-1.0, 0, 0]), grip, q, opened, -R[:, 0], 0.01, 0.01, 0.0)
         R = leaf[:3, :3]

@@ -56,11 +56,11 @@ def covers(b_centre: np.ndarray, b_half: np.ndarray, t_centre: np.ndarray, t_hal
     return box_coverage(_box(b_centre, b_half), t_centre, t_half) > UNPLANNED_COVER
 
 
-def raised_lid(centre: np.ndarray, half: np.ndarray) -> Primitives:
-    """The box of a lidded body (centre, half extents) with its lid opened to LID_OPEN about
+def raised_lid(centre: np.ndarray, half: np.ndarray, angle: float = LID_OPEN) -> Primitives:
+    """The box of a lidded body (centre, half extents) with its lid opened to `angle` about
     the hinge on its back top edge: body and raised lid panel as two boxes."""
     hinge = centre + np.array([half[0], 0.0, half[2] + WALL / 2])
-    c, s = np.cos(LID_OPEN), np.sin(LID_OPEN)
+    c, s = np.cos(angle), np.sin(angle)
     rot = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])  # about +y: the front edge rises
     panel_centre = hinge + rot @ np.array([-half[0], 0.0, 0.0])
     return Primitives.of([(centre, np.eye(3), half), (panel_centre, rot, np.array([half[0], half[1], WALL / 2]))], [])
@@ -92,9 +92,20 @@ def box_coverage(blocker: Primitives, t_centre: np.ndarray, t_half: np.ndarray) 
     return coverage(blocker, cam, surf)
 
 
-def _cover(centre: np.ndarray, half: np.ndarray, raised: bool, t_centre: np.ndarray, t_half: np.ndarray) -> float:
-    """Coverage of the target box by a blocker box (its lid raised when `raised`)."""
-    return box_coverage(raised_lid(centre, half) if raised else _box(centre, half), t_centre, t_half)
+def _cover(centre: np.ndarray, half: np.ndarray, raised: bool, t_centre: np.ndarray, t_half: np.ndarray,
+           angle: float = LID_OPEN) -> float:
+    """Coverage of the target box by a blocker box (its lid raised to `angle` when `raised`)."""
+    return box_coverage(raised_lid(centre, half, angle) if raised else _box(centre, half), t_centre, t_half)
+
+
+def _sizing_angle(layout: Layout, blocker: str) -> float:
+    """The lid angle a blocker's hiding is sized at: LID_OPEN (75 deg), or a book cover's stop
+    (BOOK_OPEN, past vertical: leaning back toward what it hides, it hides more; sized at 75
+    deg, a book standing BOOK_SWEEP forward of its pencil case grew 2-4 cm deeper, which put
+    the case further back, out of reach for closing it: Desk-14). Lids stopping at 92 deg
+    keep 75 deg: a margin the layouts of the whole episodes were tuned with."""
+    pl = layout.placements[blocker]
+    return layout.lid_open.get(blocker, LID_OPEN) if pl.app.articulation == "book_cover" else LID_OPEN
 
 
 def solve_hiding(graph: SceneGraph) -> Layout:
@@ -120,11 +131,13 @@ def _raised_short(layout: Layout, graph: SceneGraph, blocker: str, target: str) 
     if edge is None or not edge.when or pl.app.articulation not in ("lid", "book_cover"):
         return False
     t_centre, t_half = np.asarray(tp.centre), np.asarray(tp.size) / 2
-    return _cover(np.asarray(pl.centre), np.asarray(pl.size) / 2, True, t_centre, t_half) < GROW_COVER
+    return _cover(np.asarray(pl.centre), np.asarray(pl.size) / 2, True, t_centre, t_half,
+                  _sizing_angle(layout, blocker)) < GROW_COVER
 
 
 def grown_box(centre: np.ndarray, half: np.ndarray, t_centre: np.ndarray, t_half: np.ndarray,
-              raised: bool = False, top: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+              raised: bool = False, top: float | None = None,
+              angle: float = LID_OPEN) -> tuple[np.ndarray, np.ndarray]:
     """(centre, half extents) of a blocker box standing where it stands, grown to hide the target
     box: at least GROW_MARGIN wider than it on each side, then (unless its hiding part is a
     raised lid, which the box's depth sizes) taller in GROW_STEP steps until the coverage passes
@@ -139,13 +152,13 @@ def grown_box(centre: np.ndarray, half: np.ndarray, t_centre: np.ndarray, t_half
         floor = c[2] - h[2]
         h[1] = width
         for _ in range(0 if raised else GROW_STEPS):
-            if _cover(c, h, raised, t_centre, t_half) >= GROW_COVER:
+            if _cover(c, h, raised, t_centre, t_half, angle) >= GROW_COVER:
                 return c, h
             if top is not None and floor + 2 * h[2] + GROW_STEP > top:
                 break  # `top`: the highest its top may reach (m, world), e.g. a drawer's rim
             h[2] += GROW_STEP / 2
             c[2] = floor + h[2]
-        if _cover(c, h, raised, t_centre, t_half) >= GROW_COVER:
+        if _cover(c, h, raised, t_centre, t_half, angle) >= GROW_COVER:
             return c, h
     return c, h
 
@@ -162,9 +175,11 @@ def hide_targets(layout: Layout, graph: SceneGraph) -> Layout:
         if edge.when and not lidded:
             continue  # conditioned on something this builder does not raise
         raised = bool(edge.when)
-        if _cover(np.asarray(pl.centre), np.asarray(pl.size) / 2, raised, t_centre, t_half) >= GROW_COVER:
+        angle = _sizing_angle(layout, blocker)
+        if _cover(np.asarray(pl.centre), np.asarray(pl.size) / 2, raised, t_centre, t_half, angle) >= GROW_COVER:
             continue
-        centre, half = grown_box(np.asarray(pl.centre), np.asarray(pl.size) / 2, t_centre, t_half, raised)
+        centre, half = grown_box(np.asarray(pl.centre), np.asarray(pl.size) / 2, t_centre, t_half, raised,
+                                 angle=angle)
         if not pl.container:  # what stands on its top goes up with it
             _lift(layout, blocker, float(2 * half[2] - pl.size[2]))
         layout.placements[blocker] = grown_placement(pl, centre, half)

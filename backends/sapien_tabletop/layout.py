@@ -61,6 +61,17 @@ SHALLOW_MARGIN = 0.02  # m a shallow column's blocker is wider than its target o
 ROW_END = 0.05  # m free at each end of that row: the hand (8 cm across) beside a toy there (Toy-B1's ball)
 SHALLOW_MIN_DEPTH = 0.32  # m: the Panda hand (22 cm along its closing axis) and its wrist between front and back walls
 WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a lidded box ...
+BOOK_OPEN = 1.85  # rad (106 deg): a book cover's stop, leaning back past vertical. A hand taking
+# something out of an open book lies front to back over it (22 cm along its closing axis over a
+# 17 cm book): at 75 deg it swept the cover shut on its way down to the scissors in it, at 92 deg
+# it met the cover's top, at 100 deg it lifted the book by the cover when the scissors lay 1 cm
+# behind the book's middle (Desk-14). The book, carried by its front wall, then hangs further
+# from the pinch (the cover's weight behind it): `SapienRobot` carries it slower (HANGING_SLOW)
+BOOK_SWEEP = 0.02  # m a book hiding something stands further forward in its column: at BOOK_OPEN its
+# cover's face sweeps 1.2 cm behind the back wall 2 cm above it, where the tab of a pencil case
+# behind (LIP 4 cm over the 3.5 cm column gap) reaches over that wall: set open, the cover pushed
+# book and case 1.1 and 0.6 cm apart (Desk-1). The case stays: 2 cm further back, it was out of
+# reach for closing its lid (Desk-14)
 WIDE_LID_DEPTH = 0.33  # m: ... at most this deep (its lid this long): just past vertical a longer lid lifts
 # its tab out of reach for closing (a mini chest fridge's 0.36 m lid on a counter: a bottle was
 # then not put into its door bin either, Fridge-T5)
@@ -213,6 +224,7 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
     columns = {n for pair in shallow for n in pair}
     lay.lid_open.update({n: WIDE_LID_OPEN for n in apps if apps[n].articulation == "lid"
                          and (sizes[n][0] <= WIDE_LID_DEPTH or n in columns)})
+    lay.lid_open.update({n: BOOK_OPEN for n in apps if apps[n].articulation == "book_cover"})
     tsize = sizes[table]
     lay.placements[table] = Placement(table, (0.0, 0.0, tsize[2] / 2), tsize, apps[table], None, None, False,
                                       _holds_tiers(table, kids, apps))
@@ -452,6 +464,8 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
         # the front row stays free for what the hands put in (reaching the back row, a bunny
         # swung into the lid leaning over it and knocked the bin over)
         x = 2 * cx - p.x if at_back else p.x
+        if p.hides is not None and apps[p.node].articulation == "book_cover":
+            x -= BOOK_SWEEP if not at_back else -BOOK_SWEEP  # room behind it for its cover (its target stays)
         lay.placements[p.node] = Placement(p.node, (x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,
                                            _is_container(graph, p.node, apps[p.node]),
                                            _holds_tiers(p.node, kids, apps))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR
-from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame
+from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame, to_local
 from robograph_backends.sapien_tabletop.world import World
 
 GRID = 0.02  # m between candidate centres
@@ -120,11 +120,12 @@ def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float
     base line (the Panda cannot bend down there) and deeper than REACH_FAR, as occupied
     footprints (floor frame F), so spots fall in the band the layout packs into. `anywhere`:
     on any other region too, the part deeper than REACH_FAR + INNER_REACH (an open drawer's
-    floor nearer than REACH_NEAR is fine: the hand comes down from above its walls)."""
+    floor nearer than REACH_NEAR is fine: the hand comes down from above its walls) and the
+    part of a drawer's floor still under its furniture (`under_furniture`)."""
     standing = world.layout.placements[dst].parent is None
     if not standing and not anywhere:
         return []
-    out = []
+    out = under_furniture(world, dst, F, half) if anywhere else []
     near = world.layout.robot_x + REACH_NEAR - F[0, 3]  # floor-frame x of the band's edges
     far = world.layout.robot_x + (REACH_FAR if standing else REACH_FAR + INNER_REACH) - F[0, 3]
     if near > -half[0] and standing:
@@ -132,6 +133,22 @@ def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float
     if far < half[0]:
         out.append(Box(np.array([(far + half[0]) / 2, 0.0]), np.array([(half[0] - far) / 2, half[1] + 1.0])))
     return out
+
+
+def under_furniture(world: World, dst: str, F: np.ndarray, half: tuple[float, float]) -> list[Box]:
+    """A pulled-out drawer's floor still under the furniture holding it (behind that
+    furniture's front face), as an occupied footprint (floor frame F): a hand bringing
+    scissors there met the desk's top, and they dropped 1.4 cm off onto the sticky notes
+    beside them (Desk-14)."""
+    pl = world.layout.placements[dst]
+    if pl.app.articulation != "drawer" or pl.parent is None:
+        return []
+    holder = world.layout.placements[pl.parent]
+    face = np.array([holder.centre[0] - holder.size[0] / 2, holder.centre[1], holder.centre[2]])
+    front = float(to_local(F, face)[0])  # floor-frame x of the furniture's front face
+    if front >= half[0]:
+        return []
+    return [Box(np.array([(front + half[0]) / 2, 0.0]), np.array([(half[0] - front) / 2, half[1] + 1.0]))]
 
 
 def aside_spots(world: World, node: str, support: str, hiding: np.ndarray, clear: float, *,
