@@ -75,6 +75,7 @@ OVER_DROP = 0.05  # m: a move ending this much lower than the hand is goes over,
 OVER_SPAN = 0.1  # ... when it also goes this far sideways
 OVER_DOWN_S = 0.3  # s for the straight way down
 UP_RISE = 0.1  # m: a move ending this much higher (and OVER_SPAN across) first rises straight up
+SWEEP_CLEAR = 0.03  # m what a hand carries passes over the bodies under its way (`_sweep_height`)
 CHEST_CLEAR = 0.04  # m: what a hand brings into a chest (a mini fridge) comes in this high over its walls
 RAIL_SPEED = 0.4  # m/s the base slides along the table
 RAIL_STEPS = 2  # physics steps between root moves
@@ -170,6 +171,19 @@ class SapienRobot:
         if self._carries_hanging(hand):
             duration *= HANGING_SLOW
         here = self.hand_position(hand)
+        if not straight and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
+            # up, over and down where what the hand carries would sweep something on the way:
+            # a 28 cm paper towel roll held by its top hung 26 cm below the hand and, swung from
+            # the carry pose to its aside spot, knocked a milk carton over (Fridge-T1)
+            height = self._sweep_height(hand, here, position)
+            if height is not None and height > max(here[2], position[2]) + 0.01 \
+                    and self._move_hand(hand, np.array([here[0], here[1], height]), self.hand_yaw(hand), pitch,
+                                        OVER_DOWN_S, straight=True) \
+                    and self._move_hand(hand, np.array([position[0], position[1], height]), yaw, pitch, duration,
+                                        straight=False, keep_height=True) \
+                    and self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True):
+                return True
+            here = self.hand_position(hand)
         if not straight and position[2] > here[2] + UP_RISE and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
             # up, then over: what the hand carries hangs below it (a bottle swung up and over a
             # mini fridge's wall met the wall on the way)
@@ -185,6 +199,29 @@ class SapienRobot:
                     self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True):
                 return True
         return self._move_hand(hand, position, yaw, pitch, duration, straight)
+
+    def _sweep_height(self, hand: str, here: np.ndarray, position: np.ndarray) -> float | None:
+        """The grip height at which the bodies `hand` holds pass SWEEP_CLEAR over every other
+        body near the straight way from `here` to `position` (None: it holds nothing)."""
+        held = [n for n in _held_by_fingers(self.world) if holding_hand(self.world, n) == hand]
+        if not held:
+            return None
+        boxes = {}
+        for n in self.world.bodies:
+            T = body_pose(self.world, n)
+            boxes[n] = (T[:3, 3], np.abs(T[:3, :3]) @ half_of(self.world, n))
+        hang = float(here[2]) - min(float(c[2] - h[2]) for c, h in (boxes[n] for n in held))
+        reach = max(float(np.linalg.norm(boxes[n][1][:2])) for n in held)
+        a, b = np.asarray(here[:2], dtype=float), np.asarray(position[:2], dtype=float)
+        way = b - a
+        tops = []
+        for n, (c, h) in boxes.items():
+            if n in held:
+                continue
+            t = float(np.clip((c[:2] - a) @ way / max(float(way @ way), 1e-9), 0.0, 1.0))
+            if float(np.linalg.norm(c[:2] - (a + t * way))) < reach + float(np.linalg.norm(h[:2])):
+                tops.append(float(c[2] + h[2]))
+        return max(tops) + hang + SWEEP_CLEAR if tops else None
 
     def _carries_hanging(self, hand: str) -> bool:
         """Whether `hand`'s fingers hold a book (by its front wall: `TabletopScene._wall_grasp`)."""
