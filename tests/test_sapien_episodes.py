@@ -16,10 +16,13 @@ upper drawer filled) and Desk-14 (25 steps: a lamp pressed, a trash bin and a pe
 opened and filled, a drawer opened, a highlighter assembled, the bin, the pencil case and the
 drawer closed, a stapler put in the other drawer, the book opened, the scissors taken out of it
 and put in that drawer, the open book carried by its front wall to the shelf, the drawer and the
-book closed) run whole and must succeed; of Cosmetics-1 the opening steps that the layout and
-the skills get right today are checked (a mirror moved aside, a lipstick capped, a spray put
-away, the storage bag opened and filled, the makeup box opened; docs/sapien_backend.md "Not
-done"). One backend is kept for all of them (SAPIEN's renderer stays warm).
+book closed) run whole and must succeed; of Cosmetics-1, Desk-15 and Fridge-T1 the opening
+steps that the layout and the skills get right today are checked (Cosmetics-1: a mirror moved
+aside, a lipstick capped, a spray put away, the storage bag opened and filled, the makeup box
+opened; Desk-15: two laptops moved aside, a highlighter assembled, a pencil case opened without
+sliding back under its lid, filled and closed, both drawers; Fridge-T1: a 28 cm paper towel
+roll carried over a milk carton to its aside spot, the fridge opened and filled from the
+counter; docs/sapien_backend.md "Not done"). One backend is kept for all of them (SAPIEN's renderer stays warm).
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ PREFIXES: dict[str, int | None] = {
     "Toy-A3": None,  # blockers moved aside, a toy robot snapped and shelved, a button, two bins filled and closed
     "Cosmetics-1": 11,  # a mirror moved aside, a lipstick capped, a spray put in an organizer, the bag filled, the makeup box opened
     "Cosmetics-4": None,  # two parts capped, the bag behind the makeup box and the box filled and closed, two vanity drawers
+    "Desk-15": 15,  # laptops aside, a pencil case opened (damped lightly, it stays put), filled, closed; drawers
+    "Fridge-T1": 12,  # a tall roll carried up, over a milk carton and down to its aside spot; fridge filled
     "Desk-14": None,  # a pencil case filled and closed, drawers, the scissors out of the open book, the book shelved
 }
 

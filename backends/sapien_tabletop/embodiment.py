@@ -168,14 +168,15 @@ class SapienRobot:
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
         position = np.asarray(position, dtype=float)
-        if self._carries_hanging(hand):
-            duration *= HANGING_SLOW
+        held = [n for n in _held_by_fingers(self.world) if holding_hand(self.world, n) == hand]
+        if any(self.world.layout.placements[n].app.articulation == "book_cover" for n in held):
+            duration *= HANGING_SLOW  # a book, held by its front wall (`TabletopScene._wall_grasp`)
         here = self.hand_position(hand)
-        if not straight and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
+        if held and not straight and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
             # up, over and down where what the hand carries would sweep something on the way:
             # a 28 cm paper towel roll held by its top hung 26 cm below the hand and, swung from
             # the carry pose to its aside spot, knocked a milk carton over (Fridge-T1)
-            height = self._sweep_height(hand, here, position)
+            height = self._sweep_height(held, here, position)
             if height is not None and height > max(here[2], position[2]) + 0.01 \
                     and self._move_hand(hand, np.array([here[0], here[1], height]), self.hand_yaw(hand), pitch,
                                         OVER_DOWN_S, straight=True) \
@@ -200,12 +201,10 @@ class SapienRobot:
                 return True
         return self._move_hand(hand, position, yaw, pitch, duration, straight)
 
-    def _sweep_height(self, hand: str, here: np.ndarray, position: np.ndarray) -> float | None:
-        """The grip height at which the bodies `hand` holds pass SWEEP_CLEAR over every other
-        body near the straight way from `here` to `position` (None: it holds nothing)."""
-        held = [n for n in _held_by_fingers(self.world) if holding_hand(self.world, n) == hand]
-        if not held:
-            return None
+    def _sweep_height(self, held: list[str], here: np.ndarray, position: np.ndarray) -> float | None:
+        """The grip height at which the `held` bodies (a hand at `here` holds them) pass
+        SWEEP_CLEAR over every other body near the straight way from `here` to `position`
+        (None: no body is near)."""
         boxes = {}
         for n in self.world.bodies:
             T = body_pose(self.world, n)
@@ -222,11 +221,6 @@ class SapienRobot:
             if float(np.linalg.norm(c[:2] - (a + t * way))) < reach + float(np.linalg.norm(h[:2])):
                 tops.append(float(c[2] + h[2]))
         return max(tops) + hang + SWEEP_CLEAR if tops else None
-
-    def _carries_hanging(self, hand: str) -> bool:
-        """Whether `hand`'s fingers hold a book (by its front wall: `TabletopScene._wall_grasp`)."""
-        return any(self.world.layout.placements[n].app.articulation == "book_cover"
-                   and holding_hand(self.world, n) == hand for n in _held_by_fingers(self.world))
 
     def _move_hand(self, hand: str, position: np.ndarray, yaw: float, pitch: float, duration: float,
                    straight: bool, keep_height: bool = False) -> bool:
