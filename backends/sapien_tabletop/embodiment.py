@@ -35,7 +35,7 @@ from robograph_backends.sapien_tabletop.sense import (
     region_holds,
     to_local,
 )
-from robograph_backends.sapien_tabletop.spots import aside_spots, half_of, spots_on
+from robograph_backends.sapien_tabletop.spots import aligned_box, aside_spots, half_of, spots_on
 from robograph_backends.sapien_tabletop.world import (
     ARM_BASES,
     BUTTON_DEPTH,
@@ -47,6 +47,7 @@ from robograph_backends.sapien_tabletop.world import (
     TIMESTEP,
     WALL,
     World,
+    bar_half_height,
 )
 from robograph_skills.interface import BasePose, Grasp, Handle, Placement
 from robograph_skills.primitives import LIFT, upright_yaw
@@ -168,7 +169,7 @@ class SapienRobot:
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
         position = np.asarray(position, dtype=float)
-        held = [n for n in _held_by_fingers(self.world) if holding_hand(self.world, n) == hand]
+        held = _held_by_fingers(self.world, hand)
         if any(self.world.layout.placements[n].app.articulation == "book_cover" for n in held):
             duration *= HANGING_SLOW  # a book, held by its front wall (`TabletopScene._wall_grasp`)
         here = self.hand_position(hand)
@@ -205,10 +206,7 @@ class SapienRobot:
         """The grip height at which the `held` bodies (a hand at `here` holds them) pass
         SWEEP_CLEAR over every other body near the straight way from `here` to `position`
         (None: no body is near)."""
-        boxes = {}
-        for n in self.world.bodies:
-            T = body_pose(self.world, n)
-            boxes[n] = (T[:3, 3], np.abs(T[:3, :3]) @ half_of(self.world, n))
+        boxes = {n: aligned_box(self.world, n) for n in self.world.bodies}
         hang = float(here[2]) - min(float(c[2] - h[2]) for c, h in (boxes[n] for n in held))
         reach = max(float(np.linalg.norm(boxes[n][1][:2])) for n in held)
         a, b = np.asarray(here[:2], dtype=float), np.asarray(position[:2], dtype=float)
@@ -419,8 +417,9 @@ def _snapped_to(world: World, part: str) -> str | None:
     return None
 
 
-def _held_by_fingers(world: World) -> list[str]:
-    """Free bodies both fingers of one hand touch now (one pass over the contacts)."""
+def _held_by_fingers(world: World, only: str | None = None) -> list[str]:
+    """Free bodies both fingers of one hand (of hand `only`, where given) touch now (one pass
+    over the contacts)."""
     touched: dict[tuple[str, str], set[str]] = {}
     for contact in world.scene.get_contacts():
         if not any(p.separation < 1e-3 for p in contact.points):
@@ -433,7 +432,8 @@ def _held_by_fingers(world: World) -> list[str]:
                     and world.layout.placements[node].parent is not None \
                     and (node not in world.joints or _body_link(world, node, mine)):
                 touched.setdefault((node, hand), set()).add(other.name)
-    return sorted({node for (node, _), fingers in touched.items() if len(fingers) == 2})
+    return sorted({node for (node, hand), fingers in touched.items()
+                   if len(fingers) == 2 and only in (None, hand)})
 
 
 def _body_link(world: World, node: str, entity: object) -> bool:
@@ -727,8 +727,7 @@ class TabletopScene:
             if n in skip or (self.graph is not None and n in self.graph.nodes and self.graph.nodes[n].kind != OBJECT) \
                     or (among is not None and not among(n)):
                 continue
-            T = body_pose(self.world, n)
-            others.append((n, T[:3, 3].copy(), np.abs(T[:3, :3]) @ half_of(self.world, n)))
+            others.append((n, *aligned_box(self.world, n)))
         rest = []
         for p in spots:
             near = [(c, h) for _, c, h in others if abs(c[1] - p[1]) < 0.3 and abs(c[0] - p[0]) < 0.5
@@ -854,12 +853,12 @@ class TabletopScene:
             # front of a bar pulled out toward the arms had no room (IK) between bar and shoulder
             # a closed one from the front and above (DRAWER_DIP down): level, a forearm reaching
             # a lower drawer's bar ran into the top above it
-            dip = np.array([math.cos(DRAWER_DIP), 0.0, -math.sin(DRAWER_DIP)])
-            approach = R @ dip if q < opened / 2 else np.array([0.0, 0.0, -1.0])
-            if q >= opened / 2:  # from above: the palm stays over the front wall (it came down
-                # onto the wall of a 12 cm desk drawer, stopped 2 cm short, and the other hand's
-                # next try slammed the drawer shut: a stapler in it slid onto the sticky notes)
-                bar_top = grip[2] + min(0.03, hz - 0.01)
+            approach = R @ np.array([math.cos(DRAWER_DIP), 0.0, -math.sin(DRAWER_DIP)])
+            if q >= opened / 2:  # from above, the palm over the front wall (it came down onto
+                # the wall of a 12 cm desk drawer, stopped 2 cm short, and the other hand's next
+                # try slammed the drawer shut: a stapler in it slid onto the sticky notes)
+                approach = np.array([0.0, 0.0, -1.0])
+                bar_top = grip[2] + bar_half_height(hz)
                 palm_over = leaf[2, 3] + hz + BAR_PALM_MARGIN - PALM_CLEARANCE
                 grip = np.array([grip[0], grip[1], min(bar_top - BAR_PINCH, max(float(grip[2]), palm_over))])
             return Handle(name, grip, approach, R @ np.array([0, 1.0, 0]), HANDLE_BAR, "slide",

@@ -91,6 +91,12 @@ def half_of(world: World, node: str) -> np.ndarray:
     return np.asarray(world.layout.placements[node].size, dtype=float) / 2
 
 
+def aligned_box(world: World, node: str) -> tuple[np.ndarray, np.ndarray]:
+    """(centre, half extents) of the world-axis-aligned box round `node`'s body as it stands now."""
+    T = body_pose(world, node)
+    return T[:3, 3].copy(), np.abs(T[:3, :3]) @ half_of(world, node)
+
+
 def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = None, skip: tuple[str, ...] = (),
              avoid: list[Box] | None = None, prefer_front: bool = True, roomy: bool = False) -> Iterator[np.ndarray]:
     """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s

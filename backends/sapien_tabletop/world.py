@@ -70,6 +70,11 @@ SNAP_TURN = (200.0, 2.0, 20.0)  # ... and about every axis (N m/rad, N m s/rad, 
 ARM_DRIVE = (1e4, 300.0, 500.0)
 
 
+def bar_half_height(half_z: float) -> float:
+    """Half the height of a drawer's handle bar, for a drawer of half height `half_z` (m)."""
+    return min(0.03, half_z - 0.01)
+
+
 def drawer_travel(size_x: float) -> float:
     return DRAWER_TRAVEL * size_x
 
@@ -326,7 +331,7 @@ class World:
             self._shell(child, pl.size, pl.app.rgba, physx)
             # handle: an upright bar, pinched across y (fingers closing vertically put the palm
             # into the top above a drawer)
-            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.01, min(0.03, hz - 0.01)), (0.2, 0.2, 0.2, 1), physx)
+            self._box(child, (-hx - 0.01, 0, 0), (0.01, 0.01, bar_half_height(hz)), (0.2, 0.2, 0.2, 1), physx)
             travel = drawer_travel(pl.size[0])
             # a joint moves along its frame's x: a frame turned 180 deg about z slides toward -x
             joint = sapien.Pose([0, 0, 0], [0.0, 0.0, 0.0, 1.0])
