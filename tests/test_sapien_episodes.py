@@ -22,7 +22,8 @@ aside, a lipstick capped, a spray put away, the storage bag opened and filled, t
 opened; Desk-15: two laptops moved aside, a highlighter assembled, a pencil case opened without
 sliding back under its lid, filled and closed, both drawers; Fridge-T1: a 28 cm paper towel
 roll carried over a milk carton to its aside spot, the fridge opened and filled from the
-counter; docs/sapien_backend.md "Not done"). One backend is kept for all of them (SAPIEN's renderer stays warm).
+counter and from the 32 cm grocery bag, the hand reaching down into it; its 20th step, a
+butter on the full shelf, finds no spot: docs/sapien_backend.md "Not done"). One backend is kept for all of them (SAPIEN's renderer stays warm).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ PREFIXES: dict[str, int | None] = {
     "Cosmetics-1": 11,  # a mirror moved aside, a lipstick capped, a spray put in an organizer, the bag filled, the makeup box opened
     "Cosmetics-4": None,  # two parts capped, the bag behind the makeup box and the box filled and closed, two vanity drawers
     "Desk-15": 15,  # laptops aside, a pencil case opened (damped lightly, it stays put), filled, closed; drawers
-    "Fridge-T1": 12,  # a tall roll carried up, over a milk carton and down to its aside spot; fridge filled
+    "Fridge-T1": 19,  # a tall roll carried over a milk carton; jars out of the deep grocery bag onto the shelf
     "Desk-14": None,  # a pencil case filled and closed, drawers, the scissors out of the open book, the book shelved
 }
 

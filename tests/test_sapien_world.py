@@ -227,3 +227,52 @@ def test_free_spots_reach_the_far_edge_and_keep_tall_bodies_off_the_walls_first(
     walled = list(free_spots(region, half, [], margin=0.005, wall=0.015))
     assert walled and all(abs(p[0]) <= 0.075 - 0.031 - 0.015 + 1e-9 and abs(p[1]) <= 0.15 - 0.031 - 0.015 + 1e-9
                           for p in walled)
+
+
+@pytest.mark.parametrize("scene_id", ["Fridge-T4", "Fridge-T1"])
+def test_a_deep_open_bag_holds_its_contents_in_one_row_the_hand_reaches_down_to(scene_id):
+    """A 32 cm grocery bag holds what starts in it in one row across the arms, centred front to
+    back in a bag DEEP_DEPTH deep, DEEP_ROW_END free at the row's ends, and stands DEEP_SIDE
+    further from its neighbours than packing's GAP: the hand reaches down to each item closing
+    across x (packed two and three rows deep, a jar in a corner had a wall within the hand's
+    footprint both ways round; docs/sapien_backend.md, "Fridge-T grocery bag")."""
+    from robograph_backends.mujoco_kitchen.tuning import GAP
+    from robograph_backends.sapien_tabletop.hiding import solve_hiding
+    from robograph_backends.sapien_tabletop.layout import DEEP_DEPTH, DEEP_ROW_END, DEEP_SIDE
+
+    graph = _scene(scene_id).graph
+    lay = solve_hiding(graph)
+    bag = lay.placements["grocery_bag"]
+    region = lay.regions["grocery_bag"]
+    inside = [n for n, e in graph.location.items() if e.dst == "grocery_bag" and e.rel == INSIDE]
+    assert len(inside) >= 3
+    assert bag.size[0] >= DEEP_DEPTH - 1e-9
+    for n in inside:
+        p = lay.placements[n]
+        assert abs(p.centre[0] - bag.centre[0]) < 0.005, n  # one row, centred front to back
+        assert abs(p.centre[1] - bag.centre[1]) + p.size[1] / 2 <= region.half[1] - DEEP_ROW_END + 1e-6, n
+    for n, p in lay.placements.items():
+        if p.parent == bag.parent and n != "grocery_bag" and abs(p.centre[0] - bag.centre[0]) < (p.size[0] + bag.size[0]) / 2:
+            gap = abs(p.centre[1] - bag.centre[1]) - (p.size[1] + bag.size[1]) / 2
+            assert gap >= GAP + DEEP_SIDE - 0.02, (n, gap)  # in its row (a sidestep keeps SIDE_ROOM)
+
+
+def test_a_column_stepped_out_of_the_arms_room_keeps_a_hands_width_from_its_neighbours():
+    """Fridge-T2: the paper towel roll's column stood where an arm moves and is moved sideways;
+    it lands SIDE_ROOM clear of every neighbour (1 cm before: 2.9 cm from a hot sauce bottle
+    that the roll, carried away, knocked over)."""
+    from robograph_backends.sapien_tabletop.hiding import SIDE_ROOM, solve_hiding
+
+    graph = _scene("Fridge-T2").graph
+    before, lay = solve(graph), solve_hiding(graph)
+    moved = [n for n in ("paper_towel_roll", "mayonnaise")
+             if abs(lay.placements[n].centre[1] - before.placements[n].centre[1]) > 0.05]
+    assert moved == ["paper_towel_roll", "mayonnaise"]
+    for n in moved:
+        p = lay.placements[n]
+        for o, q in lay.placements.items():
+            if o in moved or q.parent != p.parent:
+                continue
+            dx = abs(p.centre[0] - q.centre[0]) - (p.size[0] + q.size[0]) / 2
+            dy = abs(p.centre[1] - q.centre[1]) - (p.size[1] + q.size[1]) / 2
+            assert max(dx, dy) >= SIDE_ROOM - 1e-6, (n, o, dx, dy)

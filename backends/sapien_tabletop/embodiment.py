@@ -177,14 +177,18 @@ class SapienRobot:
             # up, over and down where what the hand carries would sweep something on the way:
             # a 28 cm paper towel roll held by its top hung 26 cm below the hand and, swung from
             # the carry pose to its aside spot, knocked a milk carton over (Fridge-T1)
+            # (also on the way up to a higher point: a honey jar carried from the carry pose up
+            # to its spot over a mini fridge's shelf met the fridge's front wall on the way)
             height = self._sweep_height(held, here, position)
-            if height is not None and height > max(here[2], position[2]) + 0.01 \
-                    and self._move_hand(hand, np.array([here[0], here[1], height]), self.hand_yaw(hand), pitch,
-                                        OVER_DOWN_S, straight=True) \
-                    and self._move_hand(hand, np.array([position[0], position[1], height]), yaw, pitch, duration,
-                                        straight=False, keep_height=True) \
-                    and self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True):
-                return True
+            if height is not None and height > here[2] + 0.01:
+                cruise = max(height, float(position[2]))
+                if self._move_hand(hand, np.array([here[0], here[1], cruise]), self.hand_yaw(hand), pitch,
+                                   OVER_DOWN_S, straight=True) \
+                        and self._move_hand(hand, np.array([position[0], position[1], cruise]), yaw, pitch, duration,
+                                            straight=False, keep_height=True) \
+                        and (cruise - float(position[2]) < 1e-3
+                             or self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True)):
+                    return True
             here = self.hand_position(hand)
         if not straight and position[2] > here[2] + UP_RISE and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
             # up, then over: what the hand carries hangs below it (a bottle swung up and over a
@@ -705,14 +709,20 @@ class TabletopScene:
         for turn in (0.0, math.pi / 2):
             h = half if turn == 0.0 else np.array([half[1], half[0], half[2]])
             yaw = held + turn
-            along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
-            reach = abs(float(along[0])) * HAND_HALF[0] + abs(float(along[1])) * HAND_HALF[1]
-            spots = _spaced(p for p in self._spots_in(node, target, h)
-                            if float(to_local(F, p)[0]) + reach + HAND_ROOM <= edge)
+            spots = _spaced(p for p in self._spots_in(node, target, h) if self._before_lid(F, edge, p, yaw))
             if spots:
                 return [Placement(p, False, target, rim=rim, approach=APPROACH, yaw=None if turn == 0.0 else yaw)
                         for p in spots]
         return []
+
+    @staticmethod
+    def _before_lid(F: np.ndarray, edge: float, p: np.ndarray, yaw: float) -> bool:
+        """Whether the hand's footprint (HAND_HALF along and across its closing axis, `yaw`)
+        releasing at `p` stays HAND_ROOM in front of a raised lid leaning in to floor-frame x
+        `edge` (`_lid_edge`) of the box with floor frame `F`."""
+        along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
+        reach = abs(float(along[0])) * HAND_HALF[0] + abs(float(along[1])) * HAND_HALF[1]
+        return float(to_local(F, p)[0]) + reach + HAND_ROOM <= edge
 
     def _in_sight(self, node: str, spots: Iterable[np.ndarray],
                   among: Callable[[str], bool] | None = None) -> Iterator[np.ndarray]:
@@ -757,14 +767,21 @@ class TabletopScene:
         """Spots where the hand (22 cm along its closing axis) fits between the chest's walls:
         with the object as it is held, else turned a quarter (the hand along the chest's long
         side; a bottle taken across x on the counter met a mini fridge's front wall 5 cm above a
-        door bin, Fridge-T). Each spot says the hand's yaw."""
+        door bin, Fridge-T). Each spot says the hand's yaw. In front of the chest's raised lid
+        where that leaves a spot (`_before_lid`): the lid of a mini fridge stays at 75 deg (past
+        vertical its tab is out of reach), and a hand 11 cm along x over the back of its shelf
+        met it on the way in, its wrist 35 cm over the shelf (Fridge-T7)."""
         held = self._held_yaw(node)
-        for turn in (0.0, math.pi / 2):
+        lids = [(floor_frame(self.world, c)[0], edge) for c in chests if (edge := self._lid_edge(c)) is not None]
+        for before_lid, turn in ((True, 0.0), (True, math.pi / 2), (False, 0.0), (False, math.pi / 2)):
+            if not before_lid and not lids:
+                break
             h = half if turn == 0.0 else np.array([half[1], half[0], half[2]])
             yaw = held + turn
             fits = (p for p in spots_on(self.world, node, target, half=h, skip=self.world.parts.get(node, ()),
                                          roomy=True)
-                    if all(self._hand_within(chest, p, yaw) for chest in chests))
+                    if all(self._hand_within(chest, p, yaw) for chest in chests)
+                    and (not before_lid or all(self._before_lid(F, edge, p, yaw) for F, edge in lids)))
             spots = _spaced(fits)
             if spots:
                 # the object comes in over the chest's walls (from the carry pose, a bottle hanging

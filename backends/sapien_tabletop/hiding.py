@@ -36,7 +36,10 @@ GRASP_WIDTH = 0.062  # m: a grown blocker stays this narrow (if it was) so the 8
 GROW_COVER = 0.8  # coverage a blocker grows to, well past COVER_FRACTION: settling moves it; set by hand
 UNPLANNED_COVER = 0.8 * COVER_FRACTION  # coverage that counts as one box hiding another where no edge says so
 SIDESTEP = 0.02  # m steps in which a hidden object is moved sideways, out from behind another
-CLEAR = 0.01  # m kept between footprints when something is moved sideways
+SIDE_ROOM = 0.07  # m kept between footprints when something is moved sideways (packing's GAP): a
+# yogurt cup moved out of the arms' room to 2.8 cm beside a mini fridge's 30 cm wall was not reached,
+# the forearm on the wall (Fridge-T1), a paper towel roll 2.9 cm from a hot sauce bottle knocked it over
+# when carried away (Fridge-T2); 1 cm before
 # room the Pandas take at their ready posture, relative to each base (m): their links' shape
 # centres measured at x -0.09..0.48, y +-0.04, z 0.33..0.66, plus the links' radii. A blocker
 # grown into it (a 48 cm blanket on the Toy mat, where the bases stand at floor level) is
@@ -275,5 +278,5 @@ def _sidestep(layout: Layout, graph: SceneGraph, nodes: list[str], group: list[s
 
 
 def _overlap(c1: np.ndarray, h1: np.ndarray, c2: np.ndarray, h2: np.ndarray) -> bool:
-    """Footprints (x, y) closer than CLEAR."""
-    return bool(np.all(np.abs(c1[:2] - c2[:2]) < h1[:2] + h2[:2] + CLEAR))
+    """Footprints (x, y) closer than SIDE_ROOM."""
+    return bool(np.all(np.abs(c1[:2] - c2[:2]) < h1[:2] + h2[:2] + SIDE_ROOM))

@@ -60,6 +60,10 @@ SHALLOW_BLOCKERS = ("toy_bin", "toy_chest")  # lidded blockers whose column is l
 SHALLOW_MARGIN = 0.02  # m a shallow column's blocker is wider than its target on each side
 ROW_END = 0.05  # m free at each end of that row: the hand (8 cm across) beside a toy there (Toy-B1's ball)
 SHALLOW_MIN_DEPTH = 0.32  # m: the Panda hand (22 cm along its closing axis) and its wrist between front and back walls
+DEEP_WALLS = 0.2  # m: an open container at least this tall is one the hand reaches down into (`_lay_deep_open`)
+DEEP_DEPTH = 0.44  # m: ... at least this deep (x), its row centred front to back, and ...
+DEEP_ROW_END = 0.12  # m ... this much free at the ends of its row
+DEEP_SIDE = 0.06  # m more room beside it in the row it stands in (`_units`)
 WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a lidded box ...
 BOOK_OPEN = 1.85  # rad (106 deg): a book cover's stop, leaning back past vertical. A hand taking
 # something out of an open book lies front to back over it (22 cm along its closing axis over a
@@ -207,6 +211,7 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             apps[node] = replace(apps[node], size=(*apps[node].size[:2], min(apps[node].size[2], FIXTURE_HEIGHT)))
     shallow = _shallow_pairs(graph, apps)  # once: the steps below keep every pair's kinds and articulations
     _lay_shallow(graph, apps, kids, shallow)
+    _lay_deep_open(graph, apps, kids, {n for pair in shallow for n in pair})
     _square_slender_stacks(graph, apps)
     _mini_fridges(graph, apps, {table, *others})
     for node, extra in (deeper or {}).items():
@@ -305,10 +310,37 @@ def _lay_shallow(graph: SceneGraph, apps: dict[str, Appearance], kids: Mapping[s
         wide = max(ty, tx * ty / depth[target])
         apps[target] = replace(apps[target], size=(depth[target], wide, tz))
         bx, by, bz = apps[blocker].size
-        inside = [c for c, _ in kids.get(blocker, []) if c in apps]
-        row = sum(apps[c].size[1] for c in inside) + GAP * max(len(inside) - 1, 0) + 2 * (WALL + ROW_END)
-        apps[blocker] = replace(apps[blocker], size=(max(depth[blocker], SHALLOW_MIN_DEPTH),
-                                                     max(by, wide + 2 * SHALLOW_MARGIN, row), bz))
+        apps[blocker] = replace(apps[blocker], size=(bx, max(by, wide + 2 * SHALLOW_MARGIN), bz))
+        _one_row(apps, kids, blocker, depth[blocker])
+
+
+def _one_row(apps: dict[str, Appearance], kids: Mapping[str, list[tuple[str, str]]], node: str,
+             depth: float, end: float = ROW_END) -> None:
+    """Make the box `node` (in place) at least `depth` and SHALLOW_MIN_DEPTH deep and wide
+    enough for what starts in it to stand in one row, `end` free at its ends: the hand
+    closing across x goes down between its front and back walls to any of them."""
+    bx, by, bz = apps[node].size
+    inside = [c for c, _ in kids.get(node, []) if c in apps]
+    row = sum(apps[c].size[1] for c in inside) + GAP * max(len(inside) - 1, 0) + 2 * (WALL + end)
+    apps[node] = replace(apps[node], size=(max(depth, SHALLOW_MIN_DEPTH), max(by, row), bz))
+
+
+def _lay_deep_open(graph: SceneGraph, apps: dict[str, Appearance],
+                   kids: Mapping[str, list[tuple[str, str]]], columns: set[str]) -> None:
+    """An open container at least DEEP_WALLS tall that something starts in (a 32 cm grocery
+    bag) holds it in one row (`_one_row`): the hand reaches down into it closing across x,
+    which needs 12 cm between the grip and the front and back walls, and over walls that tall
+    the fingers reach nothing. Packed two rows deep in an 18-41 cm deep bag, a jar at a corner
+    had a wall within the hand's footprint both ways round (7 of 10 Fridge-T episodes). Not
+    a box of a shallow column (`columns`: laid by `_lay_shallow`, its front row in reach)."""
+    for node, app in list(apps.items()):
+        if node not in columns and _deep_open(graph, node, app) and any(rel == INSIDE and c in apps for c, rel in kids.get(node, [])):
+            _one_row(apps, kids, node, max(app.size[0], DEEP_DEPTH), DEEP_ROW_END)
+
+
+def _deep_open(graph: SceneGraph, node: str, app: Appearance) -> bool:
+    """Whether `node` is an open (lidless) container at least DEEP_WALLS tall."""
+    return app.articulation == "none" and app.size[2] >= DEEP_WALLS and _is_container(graph, node, app)
 
 
 def _mini_fridges(graph: SceneGraph, apps: dict[str, Appearance], tops: set[str]) -> None:
@@ -379,7 +411,7 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
             sx, sy = max(sx, room[0]), max(sy, room[1])
         if rest:
             walls = 2 * WALL if _is_container(graph, node, apps[node]) else 0.0
-            units = _units(graph, rest, sizes)
+            units = _units(graph, rest, sizes, apps)
             inner = max(sy - walls, max(u.width for u in units))
             margin = FRONT_MARGIN
             if node in roots:
@@ -445,7 +477,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
             x = pc.centre[0] - pc.size[0] / 2 + s[0] / 2  # front flush with the case's open front
             lay.placements[t] = Placement(t, (x, pc.centre[1], z + s[2] / 2), s, apps[t], parent,
                                           INSIDE, True)
-    units = _units(graph, [c for c, _ in rest], sizes)
+    units = _units(graph, [c for c, _ in rest], sizes, apps)
     cx, cy, floor = region.centre
     at_back = parent in at_back_of
     for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1],
@@ -497,8 +529,12 @@ def region_of(pl: Placement) -> Region:
     return Region((x, y, bottom + pl.size[2]), (pl.size[0] / 2, pl.size[1] / 2), 0.0)
 
 
-def _units(graph: SceneGraph, nodes: list[str], sizes: Mapping[str, tuple[float, float, float]]) -> list[Unit]:
-    """One unit per node; an OCCLUDES pair among them becomes one column."""
+def _units(graph: SceneGraph, nodes: list[str], sizes: Mapping[str, tuple[float, float, float]],
+           apps: Mapping[str, Appearance]) -> list[Unit]:
+    """One unit per node; an OCCLUDES pair among them becomes one column. A deep open container
+    (`_deep_open`) takes DEEP_SIDE more room on each side of its row: the forearm of a hand
+    reaching down 12 cm beside its 32 cm wall met the wall (a hot sauce bottle standing 7 cm
+    from a grocery bag, Fridge-T2)."""
     members = set(nodes)
     paired: dict[str, str] = {}
     for e in graph.edges_of(OCCLUDES):
@@ -523,7 +559,7 @@ def _units(graph: SceneGraph, nodes: list[str], sizes: Mapping[str, tuple[float,
             t = paired[n]
             out.append(column(n, (s[0], s[1]), t, (sizes[t][0], sizes[t][1])))
         else:
-            out.append(single(n, s[0], s[1]))
+            out.append(single(n, s[0], s[1] + (2 * DEEP_SIDE if _deep_open(graph, n, apps[n]) else 0.0)))
     return out
 
 

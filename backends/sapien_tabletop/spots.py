@@ -15,7 +15,7 @@ import numpy as np
 
 from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR
 from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame, to_local
-from robograph_backends.sapien_tabletop.world import World
+from robograph_backends.sapien_tabletop.world import World, built_round
 
 GRID = 0.02  # m between candidate centres
 MARGIN = 0.015  # m kept between a spot's footprint and each occupant ...
@@ -30,6 +30,7 @@ WALL_MARGIN = 0.015  # m between a tall body's footprint and a container's walls
 INNER_REACH = 0.2  # m past REACH_FAR a spot on a raised region still counts as reachable: the
 # hands tilt forward (a toy dinosaur went into a bin 0.79 m ahead; a bunny's spot 0.97 m ahead failed)
 CLEARANCE = 0.003  # m a placed body starts above the floor (it settles onto it)
+UPRIGHT = 0.95  # cos of the tilt up to which a round body counts as standing (its footprint a circle's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +50,13 @@ def occupants(world: World, region: str, F: np.ndarray, height: float, skip: set
         if node in exclude:
             continue
         T = body_pose(world, node)
-        half = np.asarray(world.layout.placements[node].size, dtype=float) / 2
+        pl = world.layout.placements[node]
+        half = np.asarray(pl.size, dtype=float) / 2
         R = F[:3, :3].T @ T[:3, :3]
         c = F[:3, :3].T @ (T[:3, 3] - F[:3, 3])
         h = np.abs(R) @ half
+        if built_round(pl) and abs(R[2, 2]) > UPRIGHT:  # a standing jar turned 40 deg is no wider
+            h[:2] = min(half[0], half[1])
         if c[2] + h[2] < -0.005 or c[2] - h[2] > height:
             continue
         out.append(Box(c[:2], h[:2]))

@@ -96,6 +96,16 @@ class SimulationUnstable(SapienBackendError):
     chunk of steps): the backend rebuilds from the last graph."""
 
 
+def built_round(pl: Placement) -> bool:
+    """Whether a movable body of `pl` is built as an upright cylinder (`World._add_actor`), so
+    its footprint is the same at any yaw: a round object, not slender (a slender cylinder is
+    built as a box, as in MuJoCo: a 20 cm wine glass let go a few degrees tilted rocked on its
+    rim and toppled)."""
+    hx, hy, hz = (s / 2 for s in pl.size)
+    return not pl.cabinet and not pl.container and pl.app.geometry in ("cylinder", "capsule", "sphere") \
+        and hz <= SLENDER * min(hx, hy)
+
+
 @dataclass
 class World:
     """A built scene. `entity_node` maps SAPIEN's per-scene entity id to the graph node it belongs to."""
@@ -221,15 +231,12 @@ class World:
         sapien = sapien_module()
         b = self.scene.create_actor_builder()
         hx, hy, hz = (s / 2 for s in pl.size)
-        # a slender cylinder is built as a box, as in MuJoCo (a 20 cm wine glass let go a
-        # few degrees tilted rocked on its rim and toppled)
-        slender = hz > SLENDER * min(hx, hy)
         if pl.cabinet:
             self._case(b, pl.size, pl.app.rgba, physx)
         elif pl.container:
             self._shell(b, pl.size, pl.app.rgba, physx)
             self._dress(b, pl.node, "box", (hx, hy, hz), pl.app.rgba, hollow=True)  # its name on the front wall
-        elif pl.app.geometry in ("cylinder", "capsule", "sphere") and not fixed and not slender:
+        elif built_round(pl) and not fixed:
             r = min(hx, hy)
             q = sapien.Pose([0, 0, 0], [0.7071068, 0, 0.7071068, 0])
             b.add_cylinder_collision(q, radius=r, half_length=hz, material=physx)
