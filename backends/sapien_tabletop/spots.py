@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from robograph.graph import FURNITURE
 from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR
 from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame, to_local
 from robograph_backends.sapien_tabletop.world import World, built_round
@@ -55,7 +56,8 @@ def occupants(world: World, region: str, F: np.ndarray, height: float, skip: set
         R = F[:3, :3].T @ T[:3, :3]
         c = F[:3, :3].T @ (T[:3, 3] - F[:3, 3])
         h = np.abs(R) @ half
-        if built_round(pl) and abs(R[2, 2]) > UPRIGHT:  # a standing jar turned 40 deg is no wider
+        furniture = node in world.graph_nodes and world.graph_nodes[node].kind == FURNITURE
+        if built_round(pl, furniture) and abs(R[2, 2]) > UPRIGHT:  # a standing jar turned 40 deg is no wider
             h[:2] = min(half[0], half[1])
         if c[2] + h[2] < -0.005 or c[2] - h[2] > height:
             continue

@@ -96,14 +96,14 @@ class SimulationUnstable(SapienBackendError):
     chunk of steps): the backend rebuilds from the last graph."""
 
 
-def built_round(pl: Placement) -> bool:
-    """Whether a movable body of `pl` is built as an upright cylinder (`World._add_actor`), so
-    its footprint is the same at any yaw: a round object, not slender (a slender cylinder is
-    built as a box, as in MuJoCo: a 20 cm wine glass let go a few degrees tilted rocked on its
-    rim and toppled)."""
+def built_round(pl: Placement, fixed: bool) -> bool:
+    """Whether the body of `pl` (`fixed`: furniture) is built as an upright cylinder
+    (`World._add_actor`), so its footprint is the same at any yaw: a round movable object, not
+    slender (a slender cylinder is built as a box, as in MuJoCo: a 20 cm wine glass let go a few
+    degrees tilted rocked on its rim and toppled)."""
     hx, hy, hz = (s / 2 for s in pl.size)
-    return not pl.cabinet and not pl.container and pl.app.geometry in ("cylinder", "capsule", "sphere") \
-        and hz <= SLENDER * min(hx, hy)
+    return not fixed and not pl.button and pl.app.articulation not in ARTICULATED and not pl.cabinet \
+        and not pl.container and pl.app.geometry in ("cylinder", "capsule", "sphere") and hz <= SLENDER * min(hx, hy)
 
 
 @dataclass
@@ -236,7 +236,7 @@ class World:
         elif pl.container:
             self._shell(b, pl.size, pl.app.rgba, physx)
             self._dress(b, pl.node, "box", (hx, hy, hz), pl.app.rgba, hollow=True)  # its name on the front wall
-        elif built_round(pl) and not fixed:
+        elif built_round(pl, fixed):
             r = min(hx, hy)
             q = sapien.Pose([0, 0, 0], [0.7071068, 0, 0.7071068, 0])
             b.add_cylinder_collision(q, radius=r, half_length=hz, material=physx)
