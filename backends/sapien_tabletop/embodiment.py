@@ -421,6 +421,12 @@ def _snapped_to(world: World, part: str) -> str | None:
     return None
 
 
+def _held_then_turned(half: np.ndarray, held_yaw: float) -> list[tuple[np.ndarray, float, bool]]:
+    """(footprint half extents, hand yaw, turned) a spot is sought with: as the object is held,
+    then turned a quarter by the hand (its footprint's sides swapped)."""
+    return [(half, held_yaw, False), (np.array([half[1], half[0], half[2]]), held_yaw + math.pi / 2, True)]
+
+
 def _held_by_fingers(world: World, only: str | None = None) -> list[str]:
     """Free bodies both fingers of one hand (of hand `only`, where given) touch now (one pass
     over the contacts)."""
@@ -648,8 +654,7 @@ class TabletopScene:
             return [Placement(p + shift, False, target, rim=rim, approach=approach) for p in spots]
         # no room as built: turned a quarter, the hand turning it (scissors, 17 cm across, fit
         # a desk drawer's free strip along its depth beside a stapler and sticky notes, Desk-14)
-        turned = np.array([half[1], half[0], half[2]])
-        yaw = self._held_yaw(node) + math.pi / 2
+        turned, yaw, _ = _held_then_turned(half, self._held_yaw(node))[1]
         return [Placement(p, False, target, rim=rim, approach=approach, yaw=yaw)
                 for p in _spaced(self._spots_in(node, target, turned))]
 
@@ -704,14 +709,11 @@ class TabletopScene:
         lying front to back it reaches 11 cm behind its grip: a pen put into a pencil case
         stopped with the hand on the lid, which fell shut, Desk-14). Each turned spot says the
         hand's yaw. [] where neither way fits."""
-        held = self._held_yaw(node)
         F, _ = floor_frame(self.world, target)
-        for turn in (0.0, math.pi / 2):
-            h = half if turn == 0.0 else np.array([half[1], half[0], half[2]])
-            yaw = held + turn
+        for h, yaw, turned in _held_then_turned(half, self._held_yaw(node)):
             spots = _spaced(p for p in self._spots_in(node, target, h) if self._before_lid(F, edge, p, yaw))
             if spots:
-                return [Placement(p, False, target, rim=rim, approach=APPROACH, yaw=None if turn == 0.0 else yaw)
+                return [Placement(p, False, target, rim=rim, approach=APPROACH, yaw=yaw if turned else None)
                         for p in spots]
         return []
 
@@ -771,26 +773,23 @@ class TabletopScene:
         where that leaves a spot (`_before_lid`): the lid of a mini fridge stays at 75 deg (past
         vertical its tab is out of reach), and a hand 11 cm along x over the back of its shelf
         met it on the way in, its wrist 35 cm over the shelf (Fridge-T7)."""
-        held = self._held_yaw(node)
         lids = [(floor_frame(self.world, c)[0], edge) for c in chests if (edge := self._lid_edge(c)) is not None]
-        for before_lid, turn in ((True, 0.0), (True, math.pi / 2), (False, 0.0), (False, math.pi / 2)):
-            if not before_lid and not lids:
-                break
-            h = half if turn == 0.0 else np.array([half[1], half[0], half[2]])
-            yaw = held + turn
-            fits = (p for p in spots_on(self.world, node, target, half=h, skip=self.world.parts.get(node, ()),
-                                         roomy=True)
-                    if all(self._hand_within(chest, p, yaw) for chest in chests)
-                    and (not before_lid or all(self._before_lid(F, edge, p, yaw) for F, edge in lids)))
-            spots = _spaced(fits)
-            if spots:
-                # the object comes in over the chest's walls (from the carry pose, a bottle hanging
-                # 16 cm under the grip swept into a mini fridge's front wall and fell off the counter)
-                top = max(float(floor_frame(self.world, c)[0][2, 3] + self.world.layout.regions[c].height)
-                          for c in chests)
-                return [Placement(p, False, target, rim=rim, yaw=yaw,
-                                  approach=max(APPROACH, top + CHEST_CLEAR - float(p[2] - h[2])))
-                        for p in spots]
+        ways = _held_then_turned(half, self._held_yaw(node))
+        for lid_kept in (True, False) if lids else (False,):  # in front of the lids first, then anywhere
+            for h, yaw, _ in ways:
+                fits = (p for p in spots_on(self.world, node, target, half=h, skip=self.world.parts.get(node, ()),
+                                             roomy=True)
+                        if all(self._hand_within(chest, p, yaw) for chest in chests)
+                        and (not lid_kept or all(self._before_lid(F, edge, p, yaw) for F, edge in lids)))
+                spots = _spaced(fits)
+                if spots:
+                    # the object comes in over the chest's walls (from the carry pose, a bottle hanging
+                    # 16 cm under the grip swept into a mini fridge's front wall and fell off the counter)
+                    top = max(float(floor_frame(self.world, c)[0][2, 3] + self.world.layout.regions[c].height)
+                              for c in chests)
+                    return [Placement(p, False, target, rim=rim, yaw=yaw,
+                                      approach=max(APPROACH, top + CHEST_CLEAR - float(p[2] - h[2])))
+                            for p in spots]
         return []
 
     def _held_yaw(self, node: str) -> float:

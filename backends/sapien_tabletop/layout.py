@@ -35,7 +35,7 @@ from robograph.graph import (
 )
 from robograph_backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
 from robograph_backends.mujoco_kitchen.packing import Unit, column, pack_extent, pack_rows, single
-from robograph_backends.mujoco_kitchen.tuning import GAP, SLENDER
+from robograph_backends.mujoco_kitchen.tuning import SLENDER
 from robograph_backends.sapien_tabletop.errors import UnsupportedScene
 
 WALL = 0.01  # wall and floor thickness of containers (m)
@@ -321,7 +321,7 @@ def _one_row(apps: dict[str, Appearance], kids: Mapping[str, list[tuple[str, str
     closing across x goes down between its front and back walls to any of them."""
     bx, by, bz = apps[node].size
     inside = [c for c, _ in kids.get(node, []) if c in apps]
-    row = sum(apps[c].size[1] for c in inside) + GAP * max(len(inside) - 1, 0) + 2 * (WALL + end)
+    row = pack_extent([single(c, apps[c].size[0], apps[c].size[1]) for c in inside])[0] + 2 * (WALL + end)
     apps[node] = replace(apps[node], size=(max(depth, SHALLOW_MIN_DEPTH), max(by, row), bz))
 
 
