@@ -257,6 +257,30 @@ def test_a_deep_open_bag_holds_its_contents_in_one_row_the_hand_reaches_down_to(
             assert gap >= GAP + DEEP_SIDE - 0.02, (n, gap)  # in its row (a sidestep keeps SIDE_ROOM)
 
 
+@pytest.mark.parametrize("scene_id", ["Toy-B3", "Toy-B1"])
+def test_toys_in_a_deep_chest_stand_back_from_its_front_wall_with_room_for_the_hand(scene_id):
+    """What starts in a 30 cm toy chest stands FOREARM_ROOM behind its front wall where the
+    hand (HAND_HALF each side of the grip, closing across x) still fits before the back wall:
+    centred 15 cm behind the front wall, a ball was not reached, the forearm on the wall's top
+    (docs/sapien_backend.md, "Toy chest row"). A drawer's contents and a fridge's shelf stay."""
+    from robograph_backends.sapien_tabletop.hiding import solve_hiding
+    from robograph_backends.sapien_tabletop.layout import DEEP_WALLS, FOREARM_ROOM, HAND_HALF
+
+    graph = _scene(scene_id).graph
+    lay = solve_hiding(graph)
+    region = lay.regions["toy_chest"]
+    assert region.height >= DEEP_WALLS
+    front, back = region.centre[0] - region.half[0], region.centre[0] + region.half[0]
+    inside = [n for n, e in graph.location.items() if e.dst == "toy_chest" and e.rel == INSIDE]
+    assert len(inside) >= 3
+    reach = min(front + FOREARM_ROOM, back - HAND_HALF)
+    assert reach > region.centre[0] + 0.02  # the row moved back from the middle
+    for n in inside:
+        x = lay.placements[n].centre[0]
+        assert x == pytest.approx(reach, abs=1e-6), n
+        assert x + HAND_HALF <= back + 1e-9 and x - front >= FOREARM_ROOM - 0.01, n
+
+
 def test_a_column_stepped_out_of_the_arms_room_keeps_a_hands_width_from_its_neighbours():
     """Fridge-T2: the paper towel roll's column stood where an arm moves and is moved sideways;
     it lands SIDE_ROOM clear of every neighbour (1 cm before: 2.9 cm from a hot sauce bottle

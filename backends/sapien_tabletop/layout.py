@@ -64,6 +64,12 @@ DEEP_WALLS = 0.2  # m: an open container at least this tall is one the hand reac
 DEEP_DEPTH = 0.44  # m: ... at least this deep (x), its row centred front to back, and ...
 DEEP_ROW_END = 0.12  # m ... this much free at the ends of its row
 DEEP_SIDE = 0.06  # m more room beside it in the row it stands in (`_units`)
+FOREARM_ROOM = 0.19  # m from the front wall of a box DEEP_WALLS tall to what starts in it, where the
+# box is deep enough (`_clear_of_front_wall`): reaching 25 cm down to a ball 15 cm behind a toy
+# chest's front wall, the forearm (link 5, round joint 6) met the wall's top 18 cm behind the
+# hand's axis and the hand stopped 3 cm high (Toy-B3)
+HAND_HALF = 0.115  # m: half the Panda hand along its closing axis (it closes across x in such a box),
+# and 1 cm: with 0.11 the hand reaching down to a ball in a 0.32 m toy chest touched the back wall (Toy-B1)
 WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a lidded box ...
 BOOK_OPEN = 1.85  # rad (106 deg): a book cover's stop, leaning back past vertical. A hand taking
 # something out of an open book lies front to back over it (22 cm along its closing axis over a
@@ -495,7 +501,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
         # a shallow column's target holds what starts in it at its back, under its raised lid:
         # the front row stays free for what the hands put in (reaching the back row, a bunny
         # swung into the lid leaning over it and knocked the bin over)
-        x = 2 * cx - p.x if at_back else p.x
+        x = 2 * cx - p.x if at_back else _clear_of_front_wall(graph, lay, parent, p.node, p.x, s[0] / 2)
         if p.hides is not None and apps[p.node].articulation == "book_cover":
             x -= BOOK_SWEEP if not at_back else -BOOK_SWEEP  # room behind it for its cover (its target stays)
         lay.placements[p.node] = Placement(p.node, (x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,
@@ -518,6 +524,21 @@ def _under_a_tier(lay: Layout, node: str) -> bool:
         return False
     return any(o.parent == pl.parent and o.app.articulation == "drawer" and o.centre[2] > pl.centre[2]
                for o in lay.placements.values())
+
+
+def _clear_of_front_wall(graph: SceneGraph, lay: Layout, parent: str, node: str, x: float,
+                         half_depth: float) -> float:
+    """Centre x of an object starting in box `parent` moved back toward FOREARM_ROOM from the
+    front wall where its walls are DEEP_WALLS tall, as far as the hand (HAND_HALF each side of
+    the grip, closing across x) still fits before the back wall; never forward. Not in a
+    drawer (pulled out toward the arms, its back stays under the furniture's top) nor for the
+    furniture inside a box (a mini fridge's shelf and door bin)."""
+    region = lay.regions[parent]
+    if region.height < DEEP_WALLS or lay.placements[parent].app.articulation == "drawer" \
+            or graph.nodes[node].kind != OBJECT:
+        return x
+    front, back = region.centre[0] - region.half[0], region.centre[0] + region.half[0]
+    return max(x, min(front + FOREARM_ROOM, back - max(half_depth, HAND_HALF)))
 
 
 def region_of(pl: Placement) -> Region:
