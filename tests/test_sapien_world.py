@@ -262,7 +262,7 @@ def test_toys_in_a_deep_chest_stand_back_from_its_front_wall_with_room_for_the_h
     """What starts in a 30 cm toy chest stands FOREARM_ROOM behind its front wall where the
     hand (HAND_HALF each side of the grip, closing across x) still fits before the back wall:
     centred 15 cm behind the front wall, a ball was not reached, the forearm on the wall's top
-    (docs/sapien_backend.md, "Toy chest row"). A drawer's contents and a fridge's shelf stay."""
+    (docs/sapien_backend.md, "Toy chest row")."""
     from robograph_backends.sapien_tabletop.hiding import solve_hiding
     from robograph_backends.sapien_tabletop.layout import DEEP_WALLS, FOREARM_ROOM, HAND_HALF
 
