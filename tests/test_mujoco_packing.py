@@ -74,6 +74,16 @@ def test_centred_rows_sit_in_the_middle_of_a_deep_region() -> None:
     assert placed[0].x == pytest.approx(0.0)
 
 
+def test_centred_in_its_row_a_short_unit_stands_at_the_middle_of_a_long_ones_depth() -> None:
+    units = [packing.single("knife", 0.22, 0.03), packing.single("cup", 0.06, 0.06)]
+    front = {p.node: p.x for p in packing.pack_rows(units, x_front=0.0, y_mid=0.0, max_width=1.0, front_margin=0.02)}
+    middle = {p.node: p.x for p in packing.pack_rows(units, x_front=0.0, y_mid=0.0, max_width=1.0, front_margin=0.02,
+                                                     centre_in_row=True)}
+    assert front["cup"] == pytest.approx(0.02 + 0.03)  # at the row's front by default
+    assert middle["cup"] == pytest.approx(middle["knife"]) == pytest.approx(0.02 + 0.11)
+    assert middle["knife"] == pytest.approx(front["knife"])
+
+
 def test_an_occlusion_column_puts_the_blocker_in_front_of_its_target() -> None:
     col = packing.column("cereal_box", (0.08, 0.2), "jam_jar", (0.06, 0.07))
     assert col.width == 0.2 and col.depth == pytest.approx(0.08 + 0.06 + COLUMN_GAP)

@@ -90,6 +90,9 @@ def _isolated(backend, scene_id: str, texts: list[str]) -> None:
     pytest.param("Cosmetics-1", ["open(makeup_box)"], id="open_lid_box"),
     pytest.param("Desk-1", ["open(book_1)"], id="open_cover"),
     pytest.param("Desk-1", ["open(drawer_1)"], id="open_drawer"),
+    # a spoon at the end of a sideboard drawer's row, taken with the hand along the row (closing
+    # across x, it reached into the raised top; 6 cm from a side wall, the palm stayed above it)
+    pytest.param("Dining-11", ["open(sideboard_drawer)", "grab(spoon)"], id="grab_in_drawer"),
     pytest.param("Desk-12", ["press(desk_lamp)"], id="press"),
     # Cosmetics-4's eyeliner: both parts on the vanity, neither hidden (Desk-1's highlighter body
     # lies in the closed lower drawer tier, which the graph does not let a hand reach)

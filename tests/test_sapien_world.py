@@ -281,6 +281,29 @@ def test_toys_in_a_deep_chest_stand_back_from_its_front_wall_with_room_for_the_h
         assert x + HAND_HALF <= back + 1e-9 and x - front >= FOREARM_ROOM - 0.01, n
 
 
+@pytest.mark.parametrize("scene_id", ["Dining-11", "Dining-12"])
+def test_a_drawer_holds_its_contents_in_one_row_in_its_middle_clear_of_its_side_walls(scene_id):
+    """Sideboard drawers of five and four items: one row (a second row made the drawer 30 cm
+    deep, and pulled out its front row stood 19 cm ahead of the arms, where the forearm met the
+    front wall), every item in the row's middle front to back (a cup beside a 22 cm knife stood
+    at the front wall), DRAWER_ROW_END free at the row's ends (the hand, along the row, stayed
+    above the walls over a spoon 6 cm from a side wall)."""
+    from robograph_backends.sapien_tabletop.hiding import solve_hiding
+    from robograph_backends.sapien_tabletop.layout import DRAWER_ROW_END
+
+    graph = _scene(scene_id).graph
+    lay = solve_hiding(graph)
+    region = lay.regions["sideboard_drawer"]
+    inside = [lay.placements[n] for n, e in graph.location.items() if e.dst == "sideboard_drawer" and e.rel == INSIDE]
+    assert len(inside) >= 4
+    for p in inside:  # one row, centred in the drawer, each item at the row's middle
+        assert p.centre[0] == pytest.approx(region.centre[0], abs=1e-6), p.node
+    for p in inside:
+        assert abs(p.centre[1] - region.centre[1]) + p.size[1] / 2 <= region.half[1] - DRAWER_ROW_END + 1e-6, p.node
+    ends = [abs(p.centre[1] - region.centre[1]) + p.size[1] / 2 for p in inside]
+    assert max(ends) == pytest.approx(region.half[1] - DRAWER_ROW_END, abs=1e-6)  # grown for them, no more
+
+
 def test_a_column_stepped_out_of_the_arms_room_keeps_a_hands_width_from_its_neighbours():
     """Fridge-T2: the paper towel roll's column stood where an arm moves and is moved sideways;
     it lands SIDE_ROOM clear of every neighbour (1 cm before: 2.9 cm from a hot sauce bottle

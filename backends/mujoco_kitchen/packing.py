@@ -89,12 +89,16 @@ def pack_extent(units: Sequence[Unit], max_width: float = 1e9) -> tuple[float, f
 
 
 def pack_rows(units: Sequence[Unit], *, x_front: float, y_mid: float, max_width: float,
-              front_margin: float, centre_depth: float | None = None) -> list[Placed]:
+              front_margin: float, centre_depth: float | None = None,
+              centre_in_row: bool = False) -> list[Placed]:
     """Footprint centres of the units packed in rows from the front edge `x_front` (the first
     row `front_margin` behind it), each row centred on `y_mid`, GAP between rows and between
     neighbours. `centre_depth`: the region's half depth when the block of rows is to be centred
     front to back (the palm of a hand reaching down into a deep box clears both walls only
-    there). Works in whatever frame x_front and y_mid are given in."""
+    there). `centre_in_row`: a unit shallower than its row stands in the row's middle instead of
+    at its front (in a drawer pulled out toward the arms, a cup beside a 22 cm knife lay 6 cm
+    behind the front wall, where the forearm met that wall). Works in whatever frame x_front and
+    y_mid are given in."""
     packed = rows(units, max_width)
     x = x_front + front_margin
     if centre_depth is not None and packed:
@@ -107,7 +111,7 @@ def pack_rows(units: Sequence[Unit], *, x_front: float, y_mid: float, max_width:
         y = y_mid + width / 2
         for u in row:
             y_c = y - u.width / 2
-            ux = x
+            ux = x + ((row_depth - u.depth) / 2 if centre_in_row else 0.0)
             for k, (nid, sx) in enumerate(zip(u.nodes, u.depths, strict=True)):
                 hides = u.nodes[1] if len(u.nodes) == 2 and k == 0 else None
                 out.append(Placed(nid, ux + sx / 2, y_c, hides))

@@ -583,7 +583,15 @@ class TabletopScene:
         furniture. Elsewhere the hand keeps closing across x where both sides fit: across y, a
         spring roll and a flower vase slipped from it on Buffet-T and Dining tops."""
         return any(self.world.graph_nodes[a].category in ALONG_RAIL for b in self.world.parts.get(node, (node,))
-                   for a in ancestors(self.world, b) if a in self.world.graph_nodes)
+                   for a in ancestors(self.world, b) if a in self.world.graph_nodes) or self._in_drawer(node)
+
+    def _in_drawer(self, node: str) -> bool:
+        """Whether `node` lies in a drawer: closing across x, the hand (11 cm behind its grip)
+        reached under the furniture's top over the drawer's back (a wine glass in the middle
+        of a 30 cm sideboard drawer: the palm met a dish rack on the top and pushed it)."""
+        loc = self.graph.location.get(node) if self.graph is not None else None
+        where = self.world.layout.placements.get(loc.dst) if loc is not None and loc.rel == INSIDE else None
+        return where is not None and where.app.articulation == "drawer"
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the

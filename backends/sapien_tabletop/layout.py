@@ -64,6 +64,11 @@ DEEP_WALLS = 0.2  # m: an open container at least this tall is one the hand reac
 DEEP_DEPTH = 0.44  # m: ... at least this deep (x), its row centred front to back, and ...
 DEEP_ROW_END = 0.12  # m ... this much free at the ends of its row
 DEEP_SIDE = 0.06  # m more room beside it in the row it stands in (`_units`)
+DRAWER_ROW_END = 0.1  # m a drawer keeps free at the ends of its rows (it grows wider for them): the
+# hand closes across y in a drawer (`TabletopScene._in_drawer`), 11 cm each side of the grip along
+# the rows, and over a side wall 6 cm from a spoon's middle its palm stayed above the walls
+DRAWER_ROW = 0.9  # m: a drawer's row may grow this wide before a second row starts (a 0.35 m deep desk
+# drawer with two rows, pulled out, brought its front row within 20 cm of the arms)
 FOREARM_ROOM = 0.19  # m from the front wall of a box DEEP_WALLS tall to what starts in it, where the
 # box is deep enough (`_clear_of_front_wall`): reaching 25 cm down to a ball 15 cm behind a toy
 # chest's front wall, the forearm (link 5, round joint 6) met the wall's top 18 cm behind the
@@ -419,6 +424,9 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
             walls = 2 * WALL if _is_container(graph, node, apps[node]) else 0.0
             units = _units(graph, rest, sizes, apps)
             inner = max(sy - walls, max(u.width for u in units))
+            if apps[node].articulation == "drawer":  # one row where it fits DRAWER_ROW: each row more
+                # deepens the drawer, and pulled out its front row comes that much nearer the arms
+                inner = max(inner, min(pack_extent(units)[0], DRAWER_ROW))
             margin = FRONT_MARGIN
             if node in roots:
                 margin = band_margin(TIER_SETBACK if tiers else SETBACK)
@@ -444,6 +452,8 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
                 width += TOP_SPARE
             sx = max(sx, depth + margin + FRONT_MARGIN + walls)
             sy = max(sy, width + walls)
+            if apps[node].articulation == "drawer":
+                sy = max(sy, width + walls + 2 * DRAWER_ROW_END)
             if walls:
                 sz = max(sz, max(sizes[c][2] for c in rest) + WALL + CLEARANCE)
         sizes[node] = (sx, sy, sz)
@@ -486,16 +496,20 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     units = _units(graph, [c for c, _ in rest], sizes, apps)
     cx, cy, floor = region.centre
     at_back = parent in at_back_of
-    for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1],
+    centred = lay.placements[parent].container and lay.placements[parent].app.articulation != "book_cover" \
+        and not _under_a_tier(lay, parent) and not at_back
+    row_ends = 2 * DRAWER_ROW_END if lay.placements[parent].app.articulation == "drawer" else 0.0
+    for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1] - row_ends + 1e-9,
                        front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN,
                        # in a walled container the rows are centred front to back: a palm reaching
                        # down to a croissant at the front of a chafing dish hit its front wall
                        # (not in a book: its raised cover leans over the back half, where a
                        # hand reaching for scissors lying in the middle ran into it; its 3 cm
                        # front wall keeps no palm out)
-                       centre_depth=region.half[0] if lay.placements[parent].container
-                       and lay.placements[parent].app.articulation != "book_cover"
-                       and not _under_a_tier(lay, parent) and not at_back else None):
+                       centre_depth=region.half[0] if centred else None,
+                       # in a drawer (pulled out, its front wall comes within 13 cm of the arms)
+                       # a short item beside a long one stands in the row's middle too
+                       centre_in_row=centred and lay.placements[parent].app.articulation == "drawer"):
         s = sizes[p.node]
         rel = dict(rest)[p.node]
         # a shallow column's target holds what starts in it at its back, under its raised lid:
