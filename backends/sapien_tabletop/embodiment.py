@@ -555,7 +555,8 @@ class TabletopScene:
         # tipped the bag off the vanity). Not a part of an assembly: a lipstick body seated on
         # its cap by fingers closed across y tipped over with the cap when they let go
         part = any(node in parts for parts in self.world.parts.values())
-        across_x = h[0] <= h[1] and (part or 2 * h[1] >= MAX_OPENING - 0.01 or not self._along_rail(node))
+        along = self._along_rail(node) or self._in_drawer(node)
+        across_x = h[0] <= h[1] and (part or 2 * h[1] >= MAX_OPENING - 0.01 or not along)
         g_yaw = yaw if across_x else yaw + math.pi / 2
         g_yaw = (g_yaw + math.pi / 2) % math.pi - math.pi / 2
         grip = c + np.array([0.0, 0.0, h[2] - min(PINCH, h[2])])
@@ -583,7 +584,7 @@ class TabletopScene:
         furniture. Elsewhere the hand keeps closing across x where both sides fit: across y, a
         spring roll and a flower vase slipped from it on Buffet-T and Dining tops."""
         return any(self.world.graph_nodes[a].category in ALONG_RAIL for b in self.world.parts.get(node, (node,))
-                   for a in ancestors(self.world, b) if a in self.world.graph_nodes) or self._in_drawer(node)
+                   for a in ancestors(self.world, b) if a in self.world.graph_nodes)
 
     def _in_drawer(self, node: str) -> bool:
         """Whether `node` lies in a drawer: closing across x, the hand (11 cm behind its grip)

@@ -424,8 +424,9 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
             walls = 2 * WALL if _is_container(graph, node, apps[node]) else 0.0
             units = _units(graph, rest, sizes, apps)
             inner = max(sy - walls, max(u.width for u in units))
-            if apps[node].articulation == "drawer":  # one row where it fits DRAWER_ROW: each row more
-                # deepens the drawer, and pulled out its front row comes that much nearer the arms
+            drawer = apps[node].articulation == "drawer"
+            if drawer:  # one row where it fits DRAWER_ROW: each row more deepens the drawer, and
+                # pulled out its front row comes that much nearer the arms
                 inner = max(inner, min(pack_extent(units)[0], DRAWER_ROW))
             margin = FRONT_MARGIN
             if node in roots:
@@ -451,9 +452,7 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
             if node in roots:  # free room in the band for what is moved aside or put down there
                 width += TOP_SPARE
             sx = max(sx, depth + margin + FRONT_MARGIN + walls)
-            sy = max(sy, width + walls)
-            if apps[node].articulation == "drawer":
-                sy = max(sy, width + walls + 2 * DRAWER_ROW_END)
+            sy = max(sy, width + walls + (2 * DRAWER_ROW_END if drawer else 0.0))
             if walls:
                 sz = max(sz, max(sizes[c][2] for c in rest) + WALL + CLEARANCE)
         sizes[node] = (sx, sy, sz)
@@ -496,11 +495,14 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     units = _units(graph, [c for c, _ in rest], sizes, apps)
     cx, cy, floor = region.centre
     at_back = parent in at_back_of
-    centred = lay.placements[parent].container and lay.placements[parent].app.articulation != "book_cover" \
-        and not _under_a_tier(lay, parent) and not at_back
-    row_ends = 2 * DRAWER_ROW_END if lay.placements[parent].app.articulation == "drawer" else 0.0
+    box = lay.placements[parent]
+    drawer = box.app.articulation == "drawer"
+    centred = box.container and box.app.articulation != "book_cover" and not _under_a_tier(lay, parent) and not at_back
+    # a drawer's rows leave DRAWER_ROW_END at each end (`_fitted_sizes` widened it for that; 1e-9:
+    # the widest row, packed to that very width, stays one row)
+    row_ends = 2 * DRAWER_ROW_END if drawer else 0.0
     for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1] - row_ends + 1e-9,
-                       front_margin=band_margin(setback(lay.placements[parent])) if root else FRONT_MARGIN,
+                       front_margin=band_margin(setback(box)) if root else FRONT_MARGIN,
                        # in a walled container the rows are centred front to back: a palm reaching
                        # down to a croissant at the front of a chafing dish hit its front wall
                        # (not in a book: its raised cover leans over the back half, where a
@@ -509,7 +511,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                        centre_depth=region.half[0] if centred else None,
                        # in a drawer (pulled out, its front wall comes within 13 cm of the arms)
                        # a short item beside a long one stands in the row's middle too
-                       centre_in_row=centred and lay.placements[parent].app.articulation == "drawer"):
+                       centre_in_row=centred and drawer):
         s = sizes[p.node]
         rel = dict(rest)[p.node]
         # a shallow column's target holds what starts in it at its back, under its raised lid:
