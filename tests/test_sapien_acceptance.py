@@ -90,9 +90,15 @@ def _isolated(backend, scene_id: str, texts: list[str]) -> None:
     pytest.param("Cosmetics-1", ["open(makeup_box)"], id="open_lid_box"),
     pytest.param("Desk-1", ["open(book_1)"], id="open_cover"),
     pytest.param("Desk-1", ["open(drawer_1)"], id="open_drawer"),
+    # the lower tier's bar 22 cm below the arms' base: swung to from the carry pose, the fingers
+    # met the vanity's top (now over the top, then straight down in front of it)
+    pytest.param("Cosmetics-13", ["open(drawer_2)"], id="open_low_drawer"),
     # a spoon at the end of a sideboard drawer's row, taken with the hand along the row (closing
     # across x, it reached into the raised top; 6 cm from a side wall, the palm stayed above it)
     pytest.param("Dining-11", ["open(sideboard_drawer)", "grab(spoon)"], id="grab_in_drawer"),
+    # a robot torso 11 cm from a toy chest's end wall, the shoulder 26 cm across beyond that wall:
+    # the forearm met the wall's top and the hand stopped 7 cm high (the shoulder now stands in)
+    pytest.param("Toy-B5", ["open(toy_chest)", "grab(robot_torso)"], id="grab_at_chest_end"),
     pytest.param("Desk-12", ["press(desk_lamp)"], id="press"),
     # Cosmetics-4's eyeliner: both parts on the vanity, neither hidden (Desk-1's highlighter body
     # lies in the closed lower drawer tier, which the graph does not let a hand reach)

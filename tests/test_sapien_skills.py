@@ -5,6 +5,8 @@ action's symbolic outcome."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from compiled_scenes import baseline_graph
@@ -46,6 +48,22 @@ def test_grab_a_small_object(backend):
     # physics: the fingers alone hold it; assisted: the weld is recorded
     assert welded == ([] if backend.mode == "physics" else ["weld grasp highlighter_cap"])
     assert info["mode"] == backend.mode and info["wall_s"] > 0
+
+
+def test_the_hand_turns_off_a_tall_neighbour_it_would_come_down_on(sapien_backend):
+    """On the vanity the hand lies along the rail (the fingers closing across y) where the object
+    fits them so; a 12 cm primer bottle stands 11 cm along y from a makeup sponge, and that hand
+    (HAND_HALF, 11 cm each side of its grip) came down 2 cm into it and knocked it off the vanity
+    (Cosmetics-11). Turned front to back, its footprint misses the bottle."""
+    from robograph_backends.sapien_tabletop.embodiment import HAND_HALF
+
+    sapien_backend.reset(baseline_graph("Cosmetics-11"), seed=0)
+    grasp = sapien_backend.scene.grasp("makeup_sponge")
+    assert abs(math.sin(grasp.yaw)) < 0.1  # closing across x: the hand lies front to back
+    bottle = sapien_backend.world.position("primer_bottle")
+    half = 0.02  # the bottle's radius
+    along, across = abs(bottle[0] - grasp.position[0]), abs(bottle[1] - grasp.position[1])
+    assert along >= HAND_HALF[0] + half or across >= HAND_HALF[1] + half
 
 
 @pytest.fixture(scope="module")

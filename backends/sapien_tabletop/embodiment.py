@@ -21,6 +21,7 @@ from robograph.graph import FURNITURE, INSIDE, OBJECT, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.hiding import covers
+from robograph_backends.sapien_tabletop.layout import DEEP_WALLS
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
     FINGERS,
@@ -67,6 +68,7 @@ SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
 ALONG_RAIL = ("vanity_table",)  # furniture whose objects are grasped with the hand along the rail where they fit (`grasp`)
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
+PALM_OVERLAP_GAIN = 0.01  # m less overlap with neighbours (`_palm_overlap`) a grasp turns a quarter for
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
 WALL_CLEAR = 0.03  # m: an object taken out of a container is lifted this far clear of its walls
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
@@ -75,6 +77,8 @@ TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down
 OVER_DROP = 0.05  # m: a move ending this much lower than the hand is goes over, then straight down ...
 OVER_SPAN = 0.1  # ... when it also goes this far sideways
 OVER_DOWN_S = 0.3  # s for the straight way down
+UNDER_TOP = 0.12  # m: a grip this far below the arms' base (a lower drawer's bar) is reached ...
+OVER_TOP = 0.12  # ... from this high over the base (over the furniture's top), straight down in front of it
 UP_RISE = 0.1  # m: a move ending this much higher (and OVER_SPAN across) first rises straight up
 SWEEP_CLEAR = 0.03  # m what a hand carries passes over the bodies under its way (`_sweep_height`)
 CHEST_CLEAR = 0.04  # m: what a hand brings into a chest (a mini fridge) comes in this high over its walls
@@ -84,6 +88,8 @@ RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
 RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
 RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
 RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
+SHOULDER_IN = 0.2  # m within the end walls of a box DEEP_WALLS tall the shoulder of a hand working in it stands ...
+SHOULDER_BOX = 0.8  # m: ... where the box is at least this long along the rail (`_shoulder_in_box`)
 DRAWER_DIP = math.radians(25)  # a closed drawer's bar is approached this far below level
 HANDLE_BAR = 0.02  # m: a drawer's handle bar, finger span (world.py builds it 2 cm thick)
 BAR_PALM_MARGIN = 0.007  # m: a drawer's bar taken from above is held high enough for the palm to pass this
@@ -271,7 +277,28 @@ class SapienRobot:
         # axis is held the same way at any tilt about it
         closings = sorted((closing, -closing), key=lambda c: -float(c @ prefer))
         per_tilt = ([hand_rotation(a, c) for c in closings] for a in _tilted(np.asarray(approach, dtype=float), closing))
+        top = self.world.layout.robot_z
+        if not straight and float(position[2]) < top - UNDER_TOP and float(self.hand_position(hand)[2]) > top:
+            # over the top, then straight down in front of the furniture: swung in joint space
+            # from the carry pose to a point in front of a lower drawer's bar (22 cm below the
+            # base), the hand bulged 9 cm forward and its fingers met the top's front edge
+            # (Cosmetics-13, both hands, "out of reach")
+            over = np.array([float(position[0]), float(position[1]), top + OVER_TOP])
+            return self._first_reachable_via(hand, over, position, per_tilt, duration)
         return self._first_reachable(hand, position, per_tilt, duration, straight)
+
+    def _first_reachable_via(self, hand: str, via: np.ndarray, position: np.ndarray,
+                             groups: Iterable[list[np.ndarray]], duration: float) -> bool:
+        """`_first_reachable` by way of `via` (joint space there, then a straight line), one
+        hand rotation for both legs: the first one IK reaches at `via`."""
+        for group in groups:
+            for rotation in group:
+                before = len(self.failures)
+                if self.motion.move(hand, via, rotation, duration=duration):
+                    return self.motion.move(hand, position, rotation, duration=OVER_DOWN_S + duration / 2, straight=True)
+                if not any("no IK solution" in f for f in self.failures[before:]):
+                    return False
+        return False
 
     def _first_reachable(self, hand: str, position: np.ndarray, groups: Iterable[list[np.ndarray]],
                          duration: float, straight: bool) -> bool:
@@ -487,8 +514,53 @@ class TabletopScene:
         """The rail position from which `hand` (None: both) works at `point` (default: the
         node): where it is, while the point lies within RAIL_KEEP across of the shoulder (the
         Panda reaches best 0.3-0.5 m ahead with a little sideways offset, worst straight ahead
-        and close); else the base slides so the shoulder is RAIL_OFFSET across from it."""
+        and close); else the base slides so the shoulder is RAIL_OFFSET across from it. A hand
+        going down into a box DEEP_WALLS tall then has its shoulder within the box's span
+        (`_shoulder_in_box`)."""
         p = self.center(node) if point is None else np.asarray(point, dtype=float)
+        pose = self._rail_pose(p, hand, operate)
+        box = self._deep_box(node) if hand is not None and not operate and float(p[0] - pose[0]) >= RAIL_NEAR else None
+        return pose if box is None else self._shoulder_in_box(pose, hand, box)
+
+    def _deep_box(self, node: str) -> str | None:
+        """The box with walls at least DEEP_WALLS tall the hand goes down into to work at
+        `node`: `node` itself (a put into it) or, for an object, the box holding it now (the
+        current graph); not a drawer (pulled out toward the arms, its walls are low), nor the
+        furniture round a shelf or bin put onto (a mini fridge round its shelf: the shoulder
+        within the fridge's span left a butter out of reach over the shelf, Fridge-T1)."""
+        pl = self.world.layout.placements.get(node)
+        box: str | None = node
+        if pl is None or not pl.container:
+            loc = self.graph.location.get(node) if self.graph is not None else None
+            n = self.world.graph_nodes.get(node)
+            box = loc.dst if loc is not None and loc.rel == INSIDE and n is not None and n.kind == OBJECT else None
+        where = self.world.layout.placements.get(box) if box is not None else None
+        if where is None or not where.container or where.app.articulation == "drawer" \
+                or box not in self.world.layout.regions or self.world.layout.regions[box].height < DEEP_WALLS:
+            return None
+        return box
+
+    def _shoulder_in_box(self, pose: BasePose, hand: str, box: str) -> BasePose:
+        """`pose`, or, where `hand`'s shoulder would stand beyond an end wall of `box` (along
+        the rail) at least SHOULDER_BOX long, slid so it stands SHOULDER_IN within that wall:
+        the forearm otherwise crosses the wall's top on the way down (the left hand reaching
+        26 cm across, down to a robot torso 11 cm from a toy chest's end wall, stopped 7 cm
+        high, link 5 on the wall, Toy-B5). Not for shorter boxes, whose middle is straight
+        ahead of the shoulder (a mustard bottle put into a mini fridge's 40 cm door bin from
+        there fell out, Fridge-T3; hands slipped off toys in 53 cm toy bins, Toy-A2), nor
+        for a shoulder within the span."""
+        F, region = floor_frame(self.world, box)
+        centre = float(F[1, 3])
+        half = float(abs(F[1, 0]) * region.half[0] + abs(F[1, 1]) * region.half[1])
+        now = float(np.mean([r.get_root_pose().p[1] for r in self.world.robots.values()]))
+        shoulder = float(self.world.robots[hand].get_root_pose().p[1]) + float(pose[1]) - now
+        if 2 * half < SHOULDER_BOX or abs(shoulder - centre) <= half:
+            return pose
+        inside = centre + float(np.clip(shoulder - centre, SHOULDER_IN - half, half - SHOULDER_IN))
+        return (pose[0], pose[1] + inside - shoulder, pose[2], pose[3])
+
+    def _rail_pose(self, p: np.ndarray, hand: str | None, operate: bool) -> BasePose:
+        """`work_pose` before the deep-box rule."""
         roots = {h: np.asarray(r.get_root_pose().p, dtype=float) for h, r in self.world.robots.items()}
         x = float(np.mean([q[0] for q in roots.values()]))
         y = float(np.mean([q[1] for q in roots.values()]))
@@ -571,6 +643,14 @@ class TabletopScene:
             turned = _quarter_turned(g_yaw)
             if self._hand_fits_inside(node, grip, turned):
                 g_yaw, rim, span = turned, None, other
+        elif not part and other < MAX_OPENING - 0.01 and (overlap := self._palm_overlap(node, grip, g_yaw)) > 0.0:
+            # the other way round where the palm then comes down further clear of the neighbours
+            # (the hand along the rail, 11 cm each side of a makeup sponge's grip, came down 2 cm
+            # into a 12 cm primer bottle beside it and knocked it off the vanity, Cosmetics-11)
+            turned = _quarter_turned(g_yaw)
+            if self._palm_overlap(node, grip, turned) + PALM_OVERLAP_GAIN <= overlap \
+                    and (self._rim(node) is None or self._hand_fits_inside(node, grip, turned)):
+                g_yaw, span = turned, other
         # out of a deep container the object is lifted clear of its walls before the swing to
         # the carry pose (lifted 20 cm, a mustard bottle still in a 32 cm grocery bag dragged
         # the bag over, Fridge-T)
@@ -578,6 +658,32 @@ class TabletopScene:
         clear = walls + WALL_CLEAR - float(c[2] - h[2]) if walls is not None else 0.0
         return Grasp(grip, g_yaw, span=span, rim=rim,
                      approach=clear if clear > LIFT else APPROACH)
+
+    def _palm_overlap(self, node: str, grip: np.ndarray, yaw: float) -> float:
+        """How far (m) another object (not one holding `node`) standing higher than the palm's
+        lowest point at `grip` reaches into the hand's footprint there (HAND_HALF along and
+        across its closing axis, `yaw`): the deepest, 0 for none."""
+        palm = float(grip[2]) + PALM_CLEARANCE
+        along = np.array([math.cos(yaw), math.sin(yaw)])
+        across = np.array([-along[1], along[0]])
+        skip = {node, *self.world.parts.get(node, ()), *ancestors(self.world, node), *_held_by_fingers(self.world)}
+        here = node
+        while self.graph is not None and (loc := self.graph.location.get(here)) is not None:
+            skip.add(loc.dst)  # what holds it now (moved into a box since the layout)
+            here = loc.dst
+        deepest = 0.0
+        for other in self.world.bodies:
+            n = self.world.graph_nodes.get(other)
+            if other in skip or n is None or n.kind != OBJECT:
+                continue
+            c, h = aligned_box(self.world, other)
+            if float(c[2] + h[2]) <= palm:
+                continue
+            d = c[:2] - np.asarray(grip[:2], dtype=float)
+            into = min(HAND_HALF[0] + float(np.abs(along) @ h[:2]) - abs(float(d @ along)),
+                       HAND_HALF[1] + float(np.abs(across) @ h[:2]) - abs(float(d @ across)))
+            deepest = max(deepest, into)
+        return deepest
 
     def _along_rail(self, node: str) -> bool:
         """Whether `node` (an assembled whole: one of its parts) started out on or in ALONG_RAIL
