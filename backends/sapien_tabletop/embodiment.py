@@ -78,7 +78,8 @@ OVER_DROP = 0.05  # m: a move ending this much lower than the hand is goes over,
 OVER_SPAN = 0.1  # ... when it also goes this far sideways
 OVER_DOWN_S = 0.3  # s for the straight way down
 UNDER_TOP = 0.12  # m: a grip this far below the arms' base (a lower drawer's bar) is reached ...
-OVER_TOP = 0.12  # ... from this high over the base (over the furniture's top), straight down in front of it
+OVER_TOP = 0.12  # ... from this high over the base (over the furniture's top), straight down in front of it,
+FROM_ABOVE = 0.9  # ... unless approached from above (|approach z| at least this)
 UP_RISE = 0.1  # m: a move ending this much higher (and OVER_SPAN across) first rises straight up
 SWEEP_CLEAR = 0.03  # m what a hand carries passes over the bodies under its way (`_sweep_height`)
 CHEST_CLEAR = 0.04  # m: what a hand brings into a chest (a mini fridge) comes in this high over its walls
@@ -278,11 +279,13 @@ class SapienRobot:
         closings = sorted((closing, -closing), key=lambda c: -float(c @ prefer))
         per_tilt = ([hand_rotation(a, c) for c in closings] for a in _tilted(np.asarray(approach, dtype=float), closing))
         top = self.world.layout.robot_z
-        if not straight and float(position[2]) < top - UNDER_TOP and float(self.hand_position(hand)[2]) > top:
+        if not straight and float(position[2]) < top - UNDER_TOP and float(self.hand_position(hand)[2]) > top \
+                and abs(float(approach[2])) < FROM_ABOVE:
             # over the top, then straight down in front of the furniture: swung in joint space
-            # from the carry pose to a point in front of a lower drawer's bar (22 cm below the
-            # base), the hand bulged 9 cm forward and its fingers met the top's front edge
-            # (Cosmetics-13, both hands, "out of reach")
+            # from the carry pose to a point in front of a closed lower drawer's bar (22 cm below
+            # the base), the hand bulged 9 cm forward and its fingers met the top's front edge
+            # (Cosmetics-13, both hands, "out of reach"). Not to a bar taken from above: an open
+            # drawer's is pulled out in front of the furniture, with nothing to go over
             over = np.array([float(position[0]), float(position[1]), top + OVER_TOP])
             return self._first_reachable_via(hand, over, position, per_tilt, duration)
         return self._first_reachable(hand, position, per_tilt, duration, straight)
