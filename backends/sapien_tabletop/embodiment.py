@@ -278,41 +278,32 @@ class SapienRobot:
         # axis is held the same way at any tilt about it
         closings = sorted((closing, -closing), key=lambda c: -float(c @ prefer))
         per_tilt = ([hand_rotation(a, c) for c in closings] for a in _tilted(np.asarray(approach, dtype=float), closing))
-        top = self.world.layout.robot_z
-        if not straight and float(position[2]) < top - UNDER_TOP and float(self.hand_position(hand)[2]) > top \
+        base_z = self.world.layout.robot_z
+        if not straight and float(position[2]) < base_z - UNDER_TOP and float(self.hand_position(hand)[2]) > base_z \
                 and abs(float(approach[2])) < FROM_ABOVE:
             # over the top, then straight down in front of the furniture: swung in joint space
             # from the carry pose to a point in front of a closed lower drawer's bar (22 cm below
             # the base), the hand bulged 9 cm forward and its fingers met the top's front edge
             # (Cosmetics-13, both hands, "out of reach"). Not to a bar taken from above: an open
             # drawer's is pulled out in front of the furniture, with nothing to go over
-            over = np.array([float(position[0]), float(position[1]), top + OVER_TOP])
-            return self._first_reachable_via(hand, over, position, per_tilt, duration)
+            over = np.array([float(position[0]), float(position[1]), base_z + OVER_TOP])
+            return self._first_reachable(hand, position, per_tilt, duration, straight, via=over)
         return self._first_reachable(hand, position, per_tilt, duration, straight)
 
-    def _first_reachable_via(self, hand: str, via: np.ndarray, position: np.ndarray,
-                             groups: Iterable[list[np.ndarray]], duration: float) -> bool:
-        """`_first_reachable` by way of `via` (joint space there, then a straight line), one
-        hand rotation for both legs: the first one IK reaches at `via`."""
-        for group in groups:
-            for rotation in group:
-                before = len(self.failures)
-                if self.motion.move(hand, via, rotation, duration=duration):
-                    return self.motion.move(hand, position, rotation, duration=OVER_DOWN_S + duration / 2, straight=True)
-                if not any("no IK solution" in f for f in self.failures[before:]):
-                    return False
-        return False
-
     def _first_reachable(self, hand: str, position: np.ndarray, groups: Iterable[list[np.ndarray]],
-                         duration: float, straight: bool) -> bool:
+                         duration: float, straight: bool, via: np.ndarray | None = None) -> bool:
         """Move to the first hand rotation IK can reach, group by group (a group: the two
         symmetric grips of one approach). The search ends at the first move that got somewhere
         or failed for another reason than "no IK solution": the arm tried that pose and missed,
-        and another pose of the same grip would not do better."""
+        and another pose of the same grip would not do better. `via`: the rotation is sought
+        there (the move goes there first), then the hand keeps it on a straight line on."""
         for group in groups:
             for rotation in group:
                 before = len(self.failures)
-                ok = self.motion.move(hand, position, rotation, duration=duration, straight=straight)
+                ok = self.motion.move(hand, position if via is None else via, rotation, duration=duration,
+                                      straight=straight)
+                if ok and via is not None:
+                    return self.motion.move(hand, position, rotation, duration=OVER_DOWN_S + duration / 2, straight=True)
                 if ok or not any("no IK solution" in f for f in self.failures[before:]):
                     return ok
         return False
@@ -534,9 +525,8 @@ class TabletopScene:
         pl = self.world.layout.placements.get(node)
         box: str | None = node
         if pl is None or not pl.container:
-            loc = self.graph.location.get(node) if self.graph is not None else None
             n = self.world.graph_nodes.get(node)
-            box = loc.dst if loc is not None and loc.rel == INSIDE and n is not None and n.kind == OBJECT else None
+            box = self._inside_now(node) if n is not None and n.kind == OBJECT else None
         where = self.world.layout.placements.get(box) if box is not None else None
         if where is None or not where.container or where.app.articulation == "drawer" \
                 or box not in self.world.layout.regions or self.world.layout.regions[box].height < DEEP_WALLS:
@@ -646,12 +636,13 @@ class TabletopScene:
             turned = _quarter_turned(g_yaw)
             if self._hand_fits_inside(node, grip, turned):
                 g_yaw, rim, span = turned, None, other
-        elif not part and other < MAX_OPENING - 0.01 and (overlap := self._palm_overlap(node, grip, g_yaw)) > 0.0:
+        elif not part and other < MAX_OPENING - 0.01 \
+                and (overlap := _palm_overlap(tall := self._over_palm(node, grip), grip, g_yaw)) > 0.0:
             # the other way round where the palm then comes down further clear of the neighbours
             # (the hand along the rail, 11 cm each side of a makeup sponge's grip, came down 2 cm
             # into a 12 cm primer bottle beside it and knocked it off the vanity, Cosmetics-11)
             turned = _quarter_turned(g_yaw)
-            if self._palm_overlap(node, grip, turned) + PALM_OVERLAP_GAIN <= overlap \
+            if _palm_overlap(tall, grip, turned) + PALM_OVERLAP_GAIN <= overlap \
                     and (self._rim(node) is None or self._hand_fits_inside(node, grip, turned)):
                 g_yaw, span = turned, other
         # out of a deep container the object is lifted clear of its walls before the swing to
@@ -662,31 +653,25 @@ class TabletopScene:
         return Grasp(grip, g_yaw, span=span, rim=rim,
                      approach=clear if clear > LIFT else APPROACH)
 
-    def _palm_overlap(self, node: str, grip: np.ndarray, yaw: float) -> float:
-        """How far (m) another object (not one holding `node`) standing higher than the palm's
-        lowest point at `grip` reaches into the hand's footprint there (HAND_HALF along and
-        across its closing axis, `yaw`): the deepest, 0 for none."""
+    def _over_palm(self, node: str, grip: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Aligned boxes (`aligned_box`) of the other objects standing higher than the palm's
+        lowest point at `grip`: not `node`'s parts, what holds it (where it started and now)
+        nor what a hand holds."""
         palm = float(grip[2]) + PALM_CLEARANCE
-        along = np.array([math.cos(yaw), math.sin(yaw)])
-        across = np.array([-along[1], along[0]])
         skip = {node, *self.world.parts.get(node, ()), *ancestors(self.world, node), *_held_by_fingers(self.world)}
         here = node
         while self.graph is not None and (loc := self.graph.location.get(here)) is not None:
             skip.add(loc.dst)  # what holds it now (moved into a box since the layout)
             here = loc.dst
-        deepest = 0.0
+        boxes = []
         for other in self.world.bodies:
             n = self.world.graph_nodes.get(other)
             if other in skip or n is None or n.kind != OBJECT:
                 continue
             c, h = aligned_box(self.world, other)
-            if float(c[2] + h[2]) <= palm:
-                continue
-            d = c[:2] - np.asarray(grip[:2], dtype=float)
-            into = min(HAND_HALF[0] + float(np.abs(along) @ h[:2]) - abs(float(d @ along)),
-                       HAND_HALF[1] + float(np.abs(across) @ h[:2]) - abs(float(d @ across)))
-            deepest = max(deepest, into)
-        return deepest
+            if float(c[2] + h[2]) > palm:
+                boxes.append((c, h))
+        return boxes
 
     def _along_rail(self, node: str) -> bool:
         """Whether `node` (an assembled whole: one of its parts) started out on or in ALONG_RAIL
@@ -699,9 +684,15 @@ class TabletopScene:
         """Whether `node` lies in a drawer: closing across x, the hand (11 cm behind its grip)
         reached under the furniture's top over the drawer's back (a wine glass in the middle
         of a 30 cm sideboard drawer: the palm met a dish rack on the top and pushed it)."""
-        loc = self.graph.location.get(node) if self.graph is not None else None
-        where = self.world.layout.placements.get(loc.dst) if loc is not None and loc.rel == INSIDE else None
+        box = self._inside_now(node)
+        where = self.world.layout.placements.get(box) if box is not None else None
         return where is not None and where.app.articulation == "drawer"
+
+    def _inside_now(self, node: str) -> str | None:
+        """The container `node` lies INSIDE in the current graph (the layout's parent is where
+        it started), or None."""
+        loc = self.graph.location.get(node) if self.graph is not None else None
+        return loc.dst if loc is not None and loc.rel == INSIDE else None
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
@@ -1052,6 +1043,20 @@ class TabletopScene:
 
     def robot_room(self) -> str | None:
         return self.graph.robot_room() if self.graph is not None else None
+
+
+def _palm_overlap(boxes: list[tuple[np.ndarray, np.ndarray]], grip: np.ndarray, yaw: float) -> float:
+    """How far (m) the deepest of `boxes` (`TabletopScene._over_palm`) reaches into the hand's
+    footprint at `grip` (HAND_HALF along and across its closing axis, `yaw`); 0 for none."""
+    along = np.array([math.cos(yaw), math.sin(yaw)])
+    across = np.array([-along[1], along[0]])
+    deepest = 0.0
+    for c, h in boxes:
+        d = c[:2] - np.asarray(grip[:2], dtype=float)
+        into = min(HAND_HALF[0] + float(np.abs(along) @ h[:2]) - abs(float(d @ along)),
+                   HAND_HALF[1] + float(np.abs(across) @ h[:2]) - abs(float(d @ across)))
+        deepest = max(deepest, into)
+    return deepest
 
 
 def _quarter_turned(yaw: float) -> float:
