@@ -26,6 +26,7 @@ PALM_MARGIN = 0.012  # the palm passes this high over the walls of a vessel (m)
 MIN_PINCH = 0.012  # the finger pads reach at least this far below an object's top (m)
 GRAB_ATTEMPTS = 3
 RELEASE_CLEARANCE = 0.02
+REAIM = 0.01  # m a held object may hang off where the release was aimed before the hand re-aims
 SEAT_CORRECTIONS = 2  # attach: re-measure the part's offset from its seat and correct this often
 SEAT_TOLERANCE = 0.004  # ... until it is this close (m)
 SEAT_PRESS = 0.004  # attach: the hand presses the part this far down onto its seat (m)  # the fingers open this much wider than the object to let go (m)
@@ -105,6 +106,15 @@ def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placemen
     if not robot.move_hand(hand, pre, yaw):
         robot.carry(hand)
         return SkillResult(False, f"cannot reach the spot for {node}")
+    # an object held off its middle swings round with the hand turning it for the spot (either
+    # way round: the fingers are symmetric), so where it hangs is measured again once turned.
+    # Not one held at its middle: re-aimed by how a jar swung in the fingers, a hand going into
+    # a mini fridge was moved off the spot its stance was chosen for (Fridge-T5)
+    moved = robot.hand_position(hand) - scene.center(node) - offset
+    moved[2] = 0.0
+    if spot.yaw is not None and float(np.linalg.norm(offset[:2])) > REAIM and float(np.linalg.norm(moved)) > REAIM:
+        grip, pre = grip + moved, pre + moved
+        robot.move_hand(hand, pre, yaw, duration=0.3, straight=True)
     if from_front:  # in over the front row and bin lips, then down onto the spot
         robot.move_hand(hand, _up(grip, ENTRY_LIFT), yaw, duration=0.35, straight=True)
     robot.move_hand(hand, grip, yaw, duration=0.4, straight=True)

@@ -96,6 +96,14 @@ def _isolated(backend, scene_id: str, texts: list[str]) -> None:
     # a spoon at the end of a sideboard drawer's row, taken with the hand along the row (closing
     # across x, it reached into the raised top; 6 cm from a side wall, the palm stayed above it)
     pytest.param("Dining-11", ["open(sideboard_drawer)", "grab(spoon)"], id="grab_in_drawer"),
+    # a 22 cm knife in that drawer, a cup beside it and its back under the sideboard: taken at
+    # its middle, the hand came down on the cup (the grip now slides toward the knife's front)
+    pytest.param("Dining-11", ["open(sideboard_drawer)", "grab(knife)"], id="grab_long_in_drawer"),
+    # a storage bag 15 cm deep inside, its lid open just past vertical at its back: the hand
+    # lying front to back came down with a finger against the front wall and the palm at the
+    # lid, and lifted the bag (now turned along the lid, the fingers clear of the walls)
+    pytest.param("Cosmetics-10", ["open(storage_bag)", "grab(nail_polish)", "putin(nail_polish, storage_bag)"],
+                 id="putin_before_raised_lid"),
     # a robot torso 11 cm from a toy chest's end wall, the shoulder 26 cm across beyond that wall:
     # the forearm met the wall's top and the hand stopped 7 cm high (the shoulder now stands in)
     pytest.param("Toy-B5", ["open(toy_chest)", "grab(robot_torso)"], id="grab_at_chest_end"),

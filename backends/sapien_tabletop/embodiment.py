@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph.graph import FURNITURE, INSIDE, OBJECT, SceneGraph
+from robograph.graph import FURNITURE, GRABBABLE, INSIDE, OBJECT, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.hiding import covers
@@ -69,7 +69,11 @@ SPOT_CHOICES = 3
 ALONG_RAIL = ("vanity_table",)  # furniture whose objects are grasped with the hand along the rail where they fit (`grasp`)
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 PALM_OVERLAP_GAIN = 0.01  # m less overlap with neighbours (`_palm_overlap`) a grasp turns a quarter for
+# (or slides along a long object for, `_slid_clear`)
+GRIP_END = 0.04  # m a grip slid along a long object stays from its ends
+GRID_STEP = 0.01  # m between the grip points `_slid_clear` tries
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
+FINGER_ROOM = 0.025  # m kept beside what the fingers set down in a container, along their closing axis
 WALL_CLEAR = 0.03  # m: an object taken out of a container is lifted this far clear of its walls
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
@@ -645,6 +649,11 @@ class TabletopScene:
             if _palm_overlap(tall, grip, turned) + PALM_OVERLAP_GAIN <= overlap \
                     and (self._rim(node) is None or self._hand_fits_inside(node, grip, turned)):
                 g_yaw, span = turned, other
+        if not part and node in self.world.bodies:  # not an assembled whole either
+            slid = self._slid_clear(node, grip, g_yaw)
+            if slid is not None:
+                grip = slid
+                rim = None if self._hand_fits_inside(node, grip, g_yaw) else self._rim(node)
         # out of a deep container the object is lifted clear of its walls before the swing to
         # the carry pose (lifted 20 cm, a mustard bottle still in a 32 cm grocery bag dragged
         # the bag over, Fridge-T)
@@ -652,6 +661,35 @@ class TabletopScene:
         clear = walls + WALL_CLEAR - float(c[2] - h[2]) if walls is not None else 0.0
         return Grasp(grip, g_yaw, span=span, rim=rim,
                      approach=clear if clear > LIFT else APPROACH)
+
+    def _slid_clear(self, node: str, grip: np.ndarray, yaw: float) -> np.ndarray | None:
+        """Along a long object, the grip point (hand closing along `yaw`) slid up to GRIP_END
+        from its ends to where the palm comes down clearest of taller neighbours and, in a
+        drawer, of the furniture over the drawer's back; None where no point does so by
+        PALM_OVERLAP_GAIN. A 22 cm knife in a sideboard drawer, taken at its middle: the
+        hand (11 cm each side of the grip, across the knife) came down on a cup beside it,
+        then, with the knife pushed 3.5 cm deeper, on the sideboard's front (Dining-11)."""
+        along = np.array([-math.sin(yaw), math.cos(yaw), 0.0])  # across the closing axis: along the object
+        T = body_pose(self.world, node)
+        h = half_of(self.world, node)
+        slide = float(np.abs(T[:3, :3].T @ along) @ h) - GRIP_END
+        if slide < GRID_STEP:
+            return None
+        boxes = self._over_palm(node, grip)
+        if self._in_drawer(node):  # the furniture the drawer slides out of
+            drawer = self.world.layout.placements[self._inside_now(node)]
+            holder = self.world.layout.placements[drawer.parent] if drawer.parent is not None else None
+            if holder is not None:
+                boxes.append((np.asarray(holder.centre, dtype=float), np.asarray(holder.size, dtype=float) / 2))
+        now = _palm_overlap(boxes, grip, yaw)
+        if now <= 0.0:
+            return None
+        steps = int(slide / GRID_STEP)
+        offsets = sorted((k * GRID_STEP for k in range(-steps, steps + 1)), key=abs)
+        best = min(offsets, key=lambda o: (round(_palm_overlap(boxes, grip + o * along, yaw), 3), abs(o)))
+        if _palm_overlap(boxes, grip + best * along, yaw) + PALM_OVERLAP_GAIN > now:
+            return None
+        return grip + best * along
 
     def _over_palm(self, node: str, grip: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """Aligned boxes (`aligned_box`) of the other objects standing higher than the palm's
@@ -753,19 +791,28 @@ class TabletopScene:
         if chests:
             return self._place_in_chest(node, target, half, rim, chests)
         shift, approach = self._flat_shift(node)
+        if np.any(shift):  # a book hanging from its front wall is laid down as it hangs
+            return [Placement(p + shift, False, target, rim=rim, approach=approach)
+                    for p in _spaced(self._spots_in(node, target, half))]
+        # with the hand in front of a raised lid first (`_before_lid`: a pen put into a pencil
+        # case, the hand lying front to back 11 cm behind its grip, stopped on the lid, which
+        # fell shut, Desk-14), then with the fingers clear of the walls (`_finger_room`); as
+        # the object is held, else turned a quarter by the hand (it then lies along the hinge;
+        # scissors, 17 cm across, fit a desk drawer's free strip along its depth beside a
+        # stapler and sticky notes, Desk-14); [] where no way leaves room
         edge = self._lid_edge(target)
-        if edge is not None and not np.any(shift):
-            before = self._place_before_lid(node, target, half, rim, edge)
-            if before:
-                return before
-        spots = _spaced(self._spots_in(node, target, half))
-        if spots or np.any(shift):
-            return [Placement(p + shift, False, target, rim=rim, approach=approach) for p in spots]
-        # no room as built: turned a quarter, the hand turning it (scissors, 17 cm across, fit
-        # a desk drawer's free strip along its depth beside a stapler and sticky notes, Desk-14)
-        turned, yaw, _ = _held_then_turned(half, self._held_yaw(node))[1]
-        return [Placement(p, False, target, rim=rim, approach=approach, yaw=yaw)
-                for p in _spaced(self._spots_in(node, target, turned))]
+        F, _ = floor_frame(self.world, target)
+        n = self.world.graph_nodes.get(target)
+        carried_box = self.world.layout.placements[target].container and n is not None and n.has(GRABBABLE)
+        for lid_kept in (True, False) if edge is not None else (False,):
+            for fingers in (True, False) if carried_box else (False,):
+                for h, yaw, turned in _held_then_turned(half, self._held_yaw(node)):
+                    spots = _spaced(p for p in self._spots_in(node, target, h, yaw if fingers else None)
+                                    if not lid_kept or self._before_lid(F, edge, p, yaw))
+                    if spots:
+                        return [Placement(p, False, target, rim=rim, approach=approach, yaw=yaw if turned else None)
+                                for p in spots]
+        return []
 
     def _seat_room(self, node: str) -> np.ndarray:
         """Half extents of the footprint `node` is set down for: its own, grown on both axes
@@ -780,8 +827,12 @@ class TabletopScene:
                 half[:2] = np.maximum(half[:2], float(np.max(half_of(self.world, other)[:2])))
         return half
 
-    def _spots_in(self, node: str, target: str, half: np.ndarray) -> Iterator[np.ndarray]:
-        """Free spots for `node` (footprint `half`) on or in `target`, ordered by sight."""
+    def _spots_in(self, node: str, target: str, half: np.ndarray,
+                  hand_yaw: float | None = None) -> Iterator[np.ndarray]:
+        """Free spots for `node` (footprint `half`) on or in `target`, ordered by sight; with
+        `hand_yaw`, room for the releasing fingers beside it (`_finger_room`)."""
+        if hand_yaw is not None:
+            half = half + np.append(self._finger_room(target, hand_yaw), 0.0)
         spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
         # into a lidded box, only what is in the box counts: ordered by sight past the box in
         # front, the spots in a toy bin behind another went to its back and its lid then stopped
@@ -795,8 +846,10 @@ class TabletopScene:
         """Floor-frame x (`floor_frame`: away from the arms) of the innermost point of
         `target`'s raised lid or cover where it leans in over the box: hinged at the back top
         edge and resting on a 75 deg stop, a lid (2 hx + LIP long) reaches (2 hx + LIP) cos
-        75 deg in from the back, 8 cm for a pencil case. None where nothing leans over the
-        floor (no lid, shut, or open past vertical: the 92 deg stop of `Layout.lid_open`)."""
+        75 deg in from the back, 8 cm for a pencil case. Open past vertical (the 92 deg stop of
+        `Layout.lid_open`), the lid stands over the back wall, and the palm coming down behind
+        it met it there (a hand lying front to back pushed a storage bag's lid, Cosmetics-10).
+        None where no lid is raised (none, or shut)."""
         pl = self.world.layout.placements[target]
         if target not in self.world.joints or pl.app.articulation in ("drawer", "hinged_door") \
                 or not self.is_open(target):
@@ -807,24 +860,23 @@ class TabletopScene:
         edge = [(-hx - LIP, 0.0), (-hx, hy), (-hx, -hy)]  # the tab's tip, the panel's front corners
         tips = [to_local(F, leaf[:3, :3] @ np.array([x, y, z]) + leaf[:3, 3])[0]
                 for x, y in edge for z in (hz, hz + WALL)]
-        inner = float(min(tips))
-        return inner if inner < region.half[0] else None
+        return float(min(tips))
 
-    def _place_before_lid(self, node: str, target: str, half: np.ndarray, rim: float | None,
-                          edge: float) -> list[Placement]:
-        """Spots in a box with a raised lid (`_lid_edge`) where the hand's footprint (HAND_HALF
-        along and across its closing axis) at the release stays HAND_ROOM in front of the lid:
-        with the object as it is held, else turned a quarter (the hand then lies along the hinge;
-        lying front to back it reaches 11 cm behind its grip: a pen put into a pencil case
-        stopped with the hand on the lid, which fell shut, Desk-14). Each turned spot says the
-        hand's yaw. [] where neither way fits."""
+    def _finger_room(self, target: str, yaw: float) -> np.ndarray:
+        """Room (floor-frame x, y of `target`) kept beside a footprint set down by a hand
+        closing along `yaw`, from walls and neighbours: FINGER_ROOM along the closing axis. A
+        finger stands 1.3 cm outside what it holds and opens 1 cm further to let go
+        (`release_opening`): a nail polish set down 1.5 cm from a storage bag's front wall, the
+        finger opened into the wall and the hand rising lifted the bag off the vanity; turned
+        and set down 0.5 cm from a lip balm, it slid 2 cm onto it (Cosmetics-10). Asked for
+        boxes a hand carries only (GRABBABLE: bags, cases), light enough to be dragged so
+        (`place`). Kept for drawers too, the room moved a stapler in a desk drawer so that
+        scissors put in later found only a strip against its front wall and pushed the
+        stapler (Desk-14); for toy bins, a plush bunny was turned to a spot 4 cm deeper in a
+        bin on the floor 0.78 m ahead, out of reach there (Toy-A2)."""
         F, _ = floor_frame(self.world, target)
-        for h, yaw, turned in _held_then_turned(half, self._held_yaw(node)):
-            spots = _spaced(p for p in self._spots_in(node, target, h) if self._before_lid(F, edge, p, yaw))
-            if spots:
-                return [Placement(p, False, target, rim=rim, approach=APPROACH, yaw=yaw if turned else None)
-                        for p in spots]
-        return []
+        along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
+        return FINGER_ROOM * np.abs(along[:2])
 
     @staticmethod
     def _before_lid(F: np.ndarray, edge: float, p: np.ndarray, yaw: float) -> bool:
