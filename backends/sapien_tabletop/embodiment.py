@@ -11,6 +11,7 @@ layout (sizes) and the live bodies (poses), never from the graph's relations.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -676,11 +677,11 @@ class TabletopScene:
         if slide < GRID_STEP:
             return None
         boxes = self._over_palm(node, grip)
-        if self._in_drawer(node):  # the furniture the drawer slides out of
-            drawer = self.world.layout.placements[self._inside_now(node)]
-            holder = self.world.layout.placements[drawer.parent] if drawer.parent is not None else None
-            if holder is not None:
-                boxes.append((np.asarray(holder.centre, dtype=float), np.asarray(holder.size, dtype=float) / 2))
+        box = self._inside_now(node)
+        drawer = self.world.layout.placements.get(box) if box is not None else None
+        if drawer is not None and drawer.app.articulation == "drawer" and drawer.parent is not None:
+            holder = self.world.layout.placements[drawer.parent]  # the furniture the drawer slides out of
+            boxes.append((np.asarray(holder.centre, dtype=float), np.asarray(holder.size, dtype=float) / 2))
         now = _palm_overlap(boxes, grip, yaw)
         if now <= 0.0:
             return None
@@ -804,14 +805,16 @@ class TabletopScene:
         F, _ = floor_frame(self.world, target)
         n = self.world.graph_nodes.get(target)
         carried_box = self.world.layout.placements[target].container and n is not None and n.has(GRABBABLE)
-        for lid_kept in (True, False) if edge is not None else (False,):
-            for fingers in (True, False) if carried_box else (False,):
-                for h, yaw, turned in _held_then_turned(half, self._held_yaw(node)):
-                    spots = _spaced(p for p in self._spots_in(node, target, h, yaw if fingers else None)
-                                    if not lid_kept or self._before_lid(F, edge, p, yaw))
-                    if spots:
-                        return [Placement(p, False, target, rim=rim, approach=approach, yaw=yaw if turned else None)
-                                for p in spots]
+        tiers = itertools.product((True, False) if edge is not None else (False,),
+                                  (True, False) if carried_box else (False,),
+                                  _held_then_turned(half, self._held_yaw(node)))
+        for lid_kept, fingers, (h, yaw, turned) in tiers:
+            room = self._finger_room(F, yaw) if fingers else None
+            spots = _spaced(p for p in self._spots_in(node, target, h, room)
+                            if not lid_kept or self._before_lid(F, edge, p, yaw))
+            if spots:
+                return [Placement(p, False, target, rim=rim, approach=approach, yaw=yaw if turned else None)
+                        for p in spots]
         return []
 
     def _seat_room(self, node: str) -> np.ndarray:
@@ -828,11 +831,11 @@ class TabletopScene:
         return half
 
     def _spots_in(self, node: str, target: str, half: np.ndarray,
-                  hand_yaw: float | None = None) -> Iterator[np.ndarray]:
+                  room: np.ndarray | None = None) -> Iterator[np.ndarray]:
         """Free spots for `node` (footprint `half`) on or in `target`, ordered by sight; with
-        `hand_yaw`, room for the releasing fingers beside it (`_finger_room`)."""
-        if hand_yaw is not None:
-            half = half + np.append(self._finger_room(target, hand_yaw), 0.0)
+        `room` (floor-frame x, y), that much kept free beside it (`_finger_room`)."""
+        if room is not None:
+            half = half + np.append(room, 0.0)
         spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
         # into a lidded box, only what is in the box counts: ordered by sight past the box in
         # front, the spots in a toy bin behind another went to its back and its lid then stopped
@@ -862,8 +865,9 @@ class TabletopScene:
                 for x, y in edge for z in (hz, hz + WALL)]
         return float(min(tips))
 
-    def _finger_room(self, target: str, yaw: float) -> np.ndarray:
-        """Room (floor-frame x, y of `target`) kept beside a footprint set down by a hand
+    @staticmethod
+    def _finger_room(F: np.ndarray, yaw: float) -> np.ndarray:
+        """Room (x, y of the floor frame `F` of the box set into) kept beside a footprint set down by a hand
         closing along `yaw`, from walls and neighbours: FINGER_ROOM along the closing axis. A
         finger stands 1.3 cm outside what it holds and opens 1 cm further to let go
         (`release_opening`): a nail polish set down 1.5 cm from a storage bag's front wall, the
@@ -874,7 +878,6 @@ class TabletopScene:
         scissors put in later found only a strip against its front wall and pushed the
         stapler (Desk-14); for toy bins, a plush bunny was turned to a spot 4 cm deeper in a
         bin on the floor 0.78 m ahead, out of reach there (Toy-A2)."""
-        F, _ = floor_frame(self.world, target)
         along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
         return FINGER_ROOM * np.abs(along[:2])
 
