@@ -323,3 +323,61 @@ def test_a_column_stepped_out_of_the_arms_room_keeps_a_hands_width_from_its_neig
             dx = abs(p.centre[0] - q.centre[0]) - (p.size[0] + q.size[0]) / 2
             dy = abs(p.centre[1] - q.centre[1]) - (p.size[1] + q.size[1]) / 2
             assert max(dx, dy) >= SIDE_ROOM - 1e-6, (n, o, dx, dy)
+
+
+@pytest.mark.parametrize("scene_id", ["Desk-4", "Desk-12"])
+def test_a_pencil_case_leaves_a_slot_at_its_row_ends_for_what_is_put_in(scene_id):
+    """Two pens 6.2 cm wide start in a 15 x 30 cm pencil case that a pen is put into later.
+    Packed the usual GAP (7 cm) apart and centred they left 7 cm between them and 5.3 cm at each
+    end, no spot for a third (2 mm short); packed LOW_GAP apart, each end of the row keeps more
+    than a SLOT. A 50 cm case with three items keeps the usual gap (Desk-14, whole so)."""
+    from robograph_backends.mujoco_kitchen.packing import GAP
+    from robograph_backends.sapien_tabletop.hiding import solve_hiding
+    from robograph_backends.sapien_tabletop.layout import LOW_GAP, SLOT
+
+    def row(scene: str) -> tuple[list, object]:
+        graph = _scene(scene).graph
+        lay = solve_hiding(graph)
+        inside = sorted((lay.placements[n] for n, e in graph.location.items() if e.dst == "pencil_case"),
+                        key=lambda p: p.centre[1])
+        return inside, lay.regions["pencil_case"]
+
+    inside, region = row(scene_id)
+    assert len(inside) == 2
+    low, high = inside
+    assert (high.centre[1] - high.size[1] / 2) - (low.centre[1] + low.size[1] / 2) == pytest.approx(LOW_GAP)
+    for end in (low.centre[1] - low.size[1] / 2 - (region.centre[1] - region.half[1]),
+                region.centre[1] + region.half[1] - (high.centre[1] + high.size[1] / 2)):
+        assert end > SLOT
+    wide, _ = row("Desk-14")
+    gaps = [(b.centre[1] - b.size[1] / 2) - (a.centre[1] + a.size[1] / 2) for a, b in zip(wide, wide[1:])]
+    assert gaps and all(g == pytest.approx(GAP) for g in gaps)
+
+
+def test_a_movable_object_no_hand_spans_gets_a_carry_handle_and_a_hollow_body():
+    """Desk-4's monitor stand (MOVABLE, not GRABBABLE, 22 x 45 cm): a handle on its top, along
+    its long side, narrow enough for the fingers; built as a box of boards it weighs what a
+    riser does (~2 kg), not the 10 kg of a solid box. Nothing GRABBABLE gets one."""
+    from robograph.graph import GRABBABLE
+    from robograph_backends.sapien_tabletop.embodiment import MAX_OPENING
+    from robograph_backends.sapien_tabletop.world import handle_half
+
+    graph = _scene("Desk-4").graph
+    lay = solve(graph)
+    handled = sorted(n for n, p in lay.placements.items() if p.handle)
+    assert handled == ["monitor_stand"]
+    assert not any(graph.nodes[n].has(GRABBABLE) for n in handled)
+    stand = lay.placements["monitor_stand"]
+    hx, hy, _ = handle_half(stand)
+    assert 2 * min(hx, hy) < MAX_OPENING / 2
+    assert (hx < hy) == (stand.size[0] < stand.size[1])  # along the long side
+
+
+@pytest.mark.slow
+def test_a_handled_body_weighs_a_risers_mass(sapien_backend):
+    import sapien
+
+    graph = _scene("Desk-4").graph
+    sapien_backend.reset(graph, seed=0)
+    body = sapien_backend.world.bodies["monitor_stand"].find_component_by_type(sapien.physx.PhysxRigidDynamicComponent)
+    assert 1.0 < body.mass < 3.0

@@ -65,15 +65,15 @@ class Placed:
     hides: str | None = None
 
 
-def rows(units: Sequence[Unit], max_width: float) -> list[list[Unit]]:
-    """Units in order, a new row whenever the next one would make the row wider than max_width
-    (a unit wider than max_width gets a row of its own)."""
+def rows(units: Sequence[Unit], max_width: float, gap: float = GAP) -> list[list[Unit]]:
+    """Units in order, `gap` apart, a new row whenever the next one would make the row wider
+    than max_width (a unit wider than max_width gets a row of its own)."""
     out: list[list[Unit]] = []
     width = 0.0
     for u in units:
-        if out and width + GAP + u.width <= max_width:
+        if out and width + gap + u.width <= max_width:
             out[-1].append(u)
-            width += GAP + u.width
+            width += gap + u.width
         else:
             out.append([u])
             width = u.width
@@ -90,7 +90,7 @@ def pack_extent(units: Sequence[Unit], max_width: float = 1e9) -> tuple[float, f
 
 def pack_rows(units: Sequence[Unit], *, x_front: float, y_mid: float, max_width: float,
               front_margin: float, centre_depth: float | None = None,
-              centre_in_row: bool = False) -> list[Placed]:
+              centre_in_row: bool = False, gap: float = GAP) -> list[Placed]:
     """Footprint centres of the units packed in rows from the front edge `x_front` (the first
     row `front_margin` behind it), each row centred on `y_mid`, GAP between rows and between
     neighbours. `centre_depth`: the region's half depth when the block of rows is to be centred
@@ -98,16 +98,16 @@ def pack_rows(units: Sequence[Unit], *, x_front: float, y_mid: float, max_width:
     there). `centre_in_row`: a unit shallower than its row stands in the row's middle instead of
     at its front (in a drawer pulled out toward the arms, a cup beside a 22 cm knife lay 6 cm
     behind the front wall, where the forearm met that wall). Works in whatever frame x_front and
-    y_mid are given in."""
-    packed = rows(units, max_width)
+    y_mid are given in. `gap`: between neighbours and rows, GAP unless given."""
+    packed = rows(units, max_width, gap)
     x = x_front + front_margin
     if centre_depth is not None and packed:
-        block = sum(max(u.depth for u in row) for row in packed) + GAP * (len(packed) - 1)
+        block = sum(max(u.depth for u in row) for row in packed) + gap * (len(packed) - 1)
         x = max(x, x_front + centre_depth - block / 2)
     out: list[Placed] = []
     for row in packed:
         row_depth = max(u.depth for u in row)
-        width = sum(u.width for u in row) + GAP * (len(row) - 1)
+        width = sum(u.width for u in row) + gap * (len(row) - 1)
         y = y_mid + width / 2
         for u in row:
             y_c = y - u.width / 2
@@ -116,8 +116,8 @@ def pack_rows(units: Sequence[Unit], *, x_front: float, y_mid: float, max_width:
                 hides = u.nodes[1] if len(u.nodes) == 2 and k == 0 else None
                 out.append(Placed(nid, ux + sx / 2, y_c, hides))
                 ux += sx + COLUMN_GAP
-            y -= u.width + GAP
-        x += row_depth + GAP
+            y -= u.width + gap
+        x += row_depth + gap
     return out
 
 

@@ -23,6 +23,7 @@ from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.hiding import covers
 from robograph_backends.sapien_tabletop.layout import DEEP_WALLS
+from robograph_backends.sapien_tabletop.layout import Placement as BodyPlacement
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
     FINGERS,
@@ -50,6 +51,7 @@ from robograph_backends.sapien_tabletop.world import (
     WALL,
     World,
     bar_half_height,
+    handle_half,
 )
 from robograph_skills.interface import BasePose, Grasp, Handle, Placement
 from robograph_skills.primitives import LIFT, upright_yaw
@@ -616,7 +618,18 @@ class TabletopScene:
         F, region = floor_frame(self.world, parent)
         return float(F[2, 3] + region.height)
 
+    def _handle_grasp(self, node: str, pl: BodyPlacement) -> Grasp:
+        """Across the carry handle on `node`'s top (`Placement.handle`), its pads' length down it."""
+        T = body_pose(self.world, node)
+        hx, hy, hz = handle_half(pl)
+        grip = T[:3, :3] @ np.array([0.0, 0.0, pl.size[2] / 2 + 2 * hz - PINCH]) + T[:3, 3]
+        yaw = self.yaw(node) + (0.0 if hx <= hy else math.pi / 2)  # closing across the bar
+        return Grasp(grip, (yaw + math.pi / 2) % math.pi - math.pi / 2, span=2 * min(hx, hy), approach=APPROACH)
+
     def grasp(self, node: str) -> Grasp:
+        pl = self.world.layout.placements.get(node)
+        if pl is not None and pl.handle:
+            return self._handle_grasp(node, pl)
         c, h, yaw = self.center(node), self.half_extents(node), self.yaw(node)
         # the fingers close across the narrower side, or, on ALONG_RAIL furniture, across y
         # wherever the object fits them that way: the hand (HAND_HALF) then lies along the rail.
@@ -753,6 +766,9 @@ class TabletopScene:
         return bool(np.all(np.abs(local[:2]) + reach <= np.asarray(region.half) - HAND_ROOM))
 
     def grasps(self, node: str) -> list[Grasp]:
+        pl = self.world.layout.placements.get(node)
+        if pl is not None and pl.handle:
+            return [self._handle_grasp(node, pl)]  # lower, the fingertips meet the top it stands on
         wall = self._wall_grasp(node)
         if wall is not None:
             return [wall, replace(wall, position=wall.position - np.array([0.0, 0.0, 0.005]))]

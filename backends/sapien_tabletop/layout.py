@@ -24,7 +24,9 @@ from dataclasses import dataclass, field, replace
 from robograph.graph import (
     CONTAINER,
     FURNITURE,
+    GRABBABLE,
     INSIDE,
+    MOVABLE,
     OBJECT,
     OCCLUDES,
     ON,
@@ -34,7 +36,7 @@ from robograph.graph import (
     SceneGraph,
 )
 from robograph_backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
-from robograph_backends.mujoco_kitchen.packing import Unit, column, pack_extent, pack_rows, single
+from robograph_backends.mujoco_kitchen.packing import GAP, Unit, column, pack_extent, pack_rows, single
 from robograph_backends.mujoco_kitchen.tuning import SLENDER
 from robograph_backends.sapien_tabletop.errors import UnsupportedScene
 
@@ -73,6 +75,8 @@ FOREARM_ROOM = 0.19  # m from the front wall of a box DEEP_WALLS tall to what st
 # box is deep enough (`_clear_of_front_wall`): reaching 25 cm down to a ball 15 cm behind a toy
 # chest's front wall, the forearm (link 5, round joint 6) met the wall's top 18 cm behind the
 # hand's axis and the hand stopped 3 cm high (Toy-B3)
+LOW_WALLS = 0.045  # m: walls the Panda's palm (4.7 cm above its grip) clears over what lies on the floor
+LOW_GAP = 0.02  # m between neighbours that start in such a lidded box (`_content_gap`)
 HAND_HALF = 0.115  # m: half the Panda hand along its closing axis (it closes across x in such a box),
 # and 1 cm: with 0.11 the hand reaching down to a ball in a 0.32 m toy chest touched the back wall (Toy-B1)
 WIDE_LID_OPEN = 1.6  # rad (92 deg, just past vertical, as MuJoCo's lids): the lid stop of a lidded box ...
@@ -114,6 +118,7 @@ class Placement:
     container: bool  # built as an open box (walls and floor) rather than a solid
     cabinet: bool = False  # holds stacked drawer tiers: a case open at the front (-x)
     button: bool = False  # PRESSABLE: a push button on top
+    handle: bool = False  # moved but not GRABBABLE (no hand spans it): a hollow body with a carry handle on top
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +269,20 @@ def solve(graph: SceneGraph, deeper: Mapping[str, float] | None = None) -> Layou
             if pl.container or pl.app.articulation != "none":
                 raise UnsupportedScene("a pressable that is also a container or articulated", [node], [])
             lay.placements[node] = replace(pl, button=True)
+        elif _carried_by_handle(graph, node, pl):
+            lay.placements[node] = replace(pl, handle=True)
     return lay
+
+
+def _carried_by_handle(graph: SceneGraph, node: str, pl: Placement) -> bool:
+    """Whether `node` is an object the task moves (MOVABLE) that no hand takes (not GRABBABLE):
+    a monitor stand, 22 x 45 cm, wider than the open fingers (8 cm) both ways. Built solid it
+    took no grasp and no push cleared it (3 cm from the desk's front edge, 7 cm free beside it,
+    what it hides right behind it: Desk-4); it is built as a riser is, a hollow box of boards,
+    with a carry handle on top that the fingers close across."""
+    n = graph.nodes[node]
+    return n.kind == OBJECT and n.has(MOVABLE) and not n.has(GRABBABLE) and not pl.container \
+        and pl.app.articulation == "none" and not pl.button
 
 
 def _shallow_pairs(graph: SceneGraph, apps: Mapping[str, Appearance]) -> list[tuple[str, str]]:
@@ -503,6 +521,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     row_ends = 2 * DRAWER_ROW_END if drawer else 0.0
     for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1] - row_ends + 1e-9,
                        front_margin=band_margin(setback(box)) if root else FRONT_MARGIN,
+                       gap=_content_gap(box, region, units),
                        # in a walled container the rows are centred front to back: a palm reaching
                        # down to a croissant at the front of a chafing dish hit its front wall
                        # (not in a book: its raised cover leans over the back half, where a
@@ -528,6 +547,21 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     for c, _ in children:
         lay.regions[c] = region_of(lay.placements[c])
         _place_children(graph, c, kids, apps, sizes, lay, at_back_of)
+
+
+def _content_gap(box: Placement, region: Region, units: list[Unit]) -> float:
+    """The gap between neighbours that start in `box`: GAP (the room a hand needs between
+    neighbours it takes), but LOW_GAP in a lidded box with walls no higher than LOW_WALLS (a
+    pencil case) where GAP leaves less than a SLOT free at each end of the row. GAP apart, two
+    pens 6.2 cm wide stood 7 cm apart in the middle of a 15 x 30 cm case and left 7 cm between
+    them and 5.3 cm at each end: no spot for a third, 2 mm short with the 0.5 cm gaps (Desk-4,
+    -7, -12); LOW_GAP apart, the free room lies at the ends. Where GAP leaves a slot at each
+    end the contents stay GAP apart (a 50 cm case in Desk-14, whose episode is whole so)."""
+    low = box.container and box.app.articulation == "lid" and region.height <= LOW_WALLS
+    if not low or not units:
+        return GAP
+    width = pack_extent(units, 2 * region.half[1])[0]
+    return LOW_GAP if region.half[1] - width / 2 < SLOT else GAP
 
 
 def _under_a_tier(lay: Layout, node: str) -> bool:

@@ -62,6 +62,12 @@ BUTTON_DEPTH = 0.012  # m of button travel; pressed past half of it
 BUTTON_HALF = (0.02, 0.02, 0.006)  # m
 BUTTON_FRICTION = 8.0  # N of dry friction: a pushed button stays down
 BUTTON_RGBA = (0.85, 0.15, 0.15, 1.0)
+# a carried-by-handle body (`Placement.handle`): a closed box of 1 cm boards (a riser's mass, ~2 kg
+# for a 45 x 22 x 10 cm monitor stand, not the 10 kg of a solid one) and a bar on its top, along
+# its long side, above the placement's box (as a button): the fingers close across its width,
+# their pads' 2 cm on it and their tips clear of the top
+HANDLE_HALF = (0.01, 0.06, 0.0225)  # m: half width (across), half length (along), half height
+BOARD_DENSITY = 600.0  # kg/m^3 of its boards (wood)
 HANDS = ("left", "right")
 # joint drives (stiffness N m/rad, damping N m s/rad, force limit): damping 1e3 lagged a moving
 # set point by ~0.1 s and stopped the hand 3.5 cm short; 300 still settles without ringing
@@ -96,13 +102,19 @@ class SimulationUnstable(SapienBackendError):
     chunk of steps): the backend rebuilds from the last graph."""
 
 
+def handle_half(pl: Placement) -> tuple[float, float, float]:
+    """Half extents (body frame) of the carry handle on `pl`'s top: along its longer side."""
+    across, along, up = HANDLE_HALF
+    return (across, along, up) if pl.size[0] <= pl.size[1] else (along, across, up)
+
+
 def built_round(pl: Placement, fixed: bool) -> bool:
     """Whether the body of `pl` (`fixed`: furniture) is built as an upright cylinder
     (`World._add_actor`), so its footprint is the same at any yaw: a round movable object, not
     slender (a slender cylinder is built as a box, as in MuJoCo: a 20 cm wine glass let go a few
     degrees tilted rocked on its rim and toppled)."""
     hx, hy, hz = (s / 2 for s in pl.size)
-    return not fixed and not pl.button and pl.app.articulation not in ARTICULATED and not pl.cabinet \
+    return not fixed and not pl.button and not pl.handle and pl.app.articulation not in ARTICULATED and not pl.cabinet \
         and not pl.container and pl.app.geometry in ("cylinder", "capsule", "sphere") and hz <= SLENDER * min(hx, hy)
 
 
@@ -236,6 +248,10 @@ class World:
         elif pl.container:
             self._shell(b, pl.size, pl.app.rgba, physx)
             self._dress(b, pl.node, "box", (hx, hy, hz), pl.app.rgba, hollow=True)  # its name on the front wall
+        elif pl.handle:
+            self._shell(b, pl.size, pl.app.rgba, physx, top=True, density=BOARD_DENSITY)
+            self._box(b, (0.0, 0.0, hz + HANDLE_HALF[2]), handle_half(pl), tuple(0.6 * c for c in pl.app.rgba[:3]) + (1.0,),
+                      physx, density=BOARD_DENSITY)
         elif built_round(pl, fixed):
             r = min(hx, hy)
             q = sapien.Pose([0, 0, 0], [0.7071068, 0, 0.7071068, 0])
