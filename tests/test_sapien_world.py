@@ -84,6 +84,22 @@ def test_a_mini_fridge_on_a_counter_is_a_chest_whose_bin_and_shelf_lie_side_by_s
     assert gap > 0.0  # side by side across the fridge, not one behind the other
 
 
+@pytest.mark.parametrize("scene_id,columns", [("Fridge-T10", 3), ("Fridge-T8", 4), ("Fridge-T4", 5)])
+def test_a_mini_fridge_shelf_is_as_wide_as_its_capacity_asks_and_the_fridge_with_it(scene_id, columns):
+    """Two rows of jars, a column per two of its capacity, never fewer than three (MINI_SHELF);
+    the fridge widens by as much, not deepens: a capacity-9 shelf of 28 x 36 cm holding a
+    seventh item had no spot where the hand fits between the fridge's walls (Fridge-T4, -T6)."""
+    from robograph_backends.sapien_tabletop.layout import MINI_SHELF, MINI_WIDTH
+
+    graph = _scene(scene_id).graph
+    lay = solve(graph)
+    assert -(-int(graph.nodes["fridge_shelf"].capacity) // 2) == columns
+    shelf, fridge = lay.placements["fridge_shelf"], lay.placements["fridge"]
+    assert shelf.size[:2] == pytest.approx((MINI_SHELF[0], MINI_SHELF[1] * columns / 3))
+    assert fridge.size[1] == pytest.approx(MINI_WIDTH + MINI_SHELF[1] * (columns - 3) / 3)
+    assert fridge.size[0] < 0.4  # as deep as before: the shelf stays beside the bin
+
+
 def test_desk_layout_keeps_the_book_and_the_lower_drawer_within_reach():
     """Desk-14, pure layout: the book is wider than the pencil case its raised cover hides; the
     case behind it grows wider, not deeper, for its three items (as deep as its capacity asks),
@@ -350,7 +366,7 @@ def test_a_pencil_case_leaves_a_slot_at_its_row_ends_for_what_is_put_in(scene_id
                 region.centre[1] + region.half[1] - (high.centre[1] + high.size[1] / 2)):
         assert end > SLOT
     wide, _ = row("Desk-14")
-    gaps = [(b.centre[1] - b.size[1] / 2) - (a.centre[1] + a.size[1] / 2) for a, b in zip(wide, wide[1:])]
+    gaps = [(b.centre[1] - b.size[1] / 2) - (a.centre[1] + a.size[1] / 2) for a, b in zip(wide, wide[1:], strict=False)]
     assert gaps and all(g == pytest.approx(GAP) for g in gaps)
 
 

@@ -99,8 +99,8 @@ MAX_LID_WIDTH = 0.52  # m: a lidded box grows at most this wide to keep its cont
 # reached from the stance the arm got; 0.45: no free spot for a pen, Desk-14)
 MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
 MINI_FOOTPRINT = 0.1  # m: a mini fridge's depth before it grows round what it holds
-MINI_WIDTH = 0.88  # m: a mini fridge's width: its bin and its shelf side by side, all within the reach band
-MINI_SHELF = (0.28, 0.36)  # m: depth (x) and width (y) of a shelf in a mini fridge (six jars, 3 cm apart)
+MINI_WIDTH = 0.88  # m: a mini fridge's width: its bin and its MINI_SHELF side by side, all within the reach band (wider with a wider shelf)
+MINI_SHELF = (0.28, 0.36)  # m: depth (x) and width (y) of a shelf in a mini fridge (six jars, 3 cm apart; wider for more, `_mini_shelf`)
 MINI_BIN = (0.2, 0.4)  # m: ... of a bin in it, at least (its capacity's slots left no spot for the last
 # of five bottles: they stand where the spots fell, not in slots)
 
@@ -386,14 +386,26 @@ def _mini_fridges(graph: SceneGraph, apps: dict[str, Appearance], tops: set[str]
         if app.articulation != "hinged_door" or graph.nodes[node].kind != FURNITURE or loc is None \
                 or loc.dst not in tops:
             continue
-        apps[node] = replace(app, size=(MINI_FOOTPRINT, MINI_WIDTH, app.size[2]), articulation="lid")
+        width = MINI_WIDTH  # side by side: grown by what its shelves are grown by
         for child, edge in graph.location.items():
             if edge.dst != node or child not in apps or graph.nodes[child].kind != FURNITURE \
                     or apps[child].articulation != "none":
                 continue
             a = apps[child]
-            footprint = MINI_BIN if graph.nodes[child].has(CONTAINER) else MINI_SHELF
+            footprint = MINI_BIN if graph.nodes[child].has(CONTAINER) else _mini_shelf(graph, child)
+            width += footprint[1] - (MINI_BIN if graph.nodes[child].has(CONTAINER) else MINI_SHELF)[1]
             apps[child] = replace(a, size=(*footprint, a.size[2]))
+        apps[node] = replace(app, size=(MINI_FOOTPRINT, width, app.size[2]), articulation="lid")
+
+
+def _mini_shelf(graph: SceneGraph, node: str) -> tuple[float, float]:
+    """(depth, width) of a mini fridge's shelf: MINI_SHELF holds six jars in two rows of three;
+    wider by a third of it for each further column its capacity asks for (a shelf of capacity 9
+    holding a seventh item, a butter, had no spot where the hand fits between the fridge's
+    walls: Fridge-T4, -T6)."""
+    depth, width = MINI_SHELF
+    columns = -(-int(graph.nodes[node].capacity or 0) // 2)
+    return depth, width * max(3, columns) / 3
 
 
 def _holds_tiers(node: str, kids: Mapping[str, list[tuple[str, str]]], apps: Mapping[str, Appearance]) -> bool:
