@@ -392,8 +392,9 @@ def _mini_fridges(graph: SceneGraph, apps: dict[str, Appearance], tops: set[str]
                     or apps[child].articulation != "none":
                 continue
             a = apps[child]
-            footprint = MINI_BIN if graph.nodes[child].has(CONTAINER) else _mini_shelf(graph, child)
-            width += footprint[1] - (MINI_BIN if graph.nodes[child].has(CONTAINER) else MINI_SHELF)[1]
+            is_bin = graph.nodes[child].has(CONTAINER)
+            footprint = MINI_BIN if is_bin else _mini_shelf(graph, child)
+            width += footprint[1] - (MINI_BIN if is_bin else MINI_SHELF)[1]
             apps[child] = replace(a, size=(*footprint, a.size[2]))
         apps[node] = replace(app, size=(MINI_FOOTPRINT, width, app.size[2]), articulation="lid")
 
