@@ -92,13 +92,13 @@ def pack_rows(units: Sequence[Unit], *, x_front: float, y_mid: float, max_width:
               front_margin: float, centre_depth: float | None = None,
               centre_in_row: bool = False, gap: float = GAP) -> list[Placed]:
     """Footprint centres of the units packed in rows from the front edge `x_front` (the first
-    row `front_margin` behind it), each row centred on `y_mid`, GAP between rows and between
-    neighbours. `centre_depth`: the region's half depth when the block of rows is to be centred
+    row `front_margin` behind it), each row centred on `y_mid`, `gap` (GAP unless given) between
+    rows and between neighbours. `centre_depth`: the region's half depth when the block of rows is to be centred
     front to back (the palm of a hand reaching down into a deep box clears both walls only
     there). `centre_in_row`: a unit shallower than its row stands in the row's middle instead of
     at its front (in a drawer pulled out toward the arms, a cup beside a 22 cm knife lay 6 cm
     behind the front wall, where the forearm met that wall). Works in whatever frame x_front and
-    y_mid are given in. `gap`: between neighbours and rows, GAP unless given."""
+    y_mid are given in."""
     packed = rows(units, max_width, gap)
     x = x_front + front_margin
     if centre_depth is not None and packed:

@@ -282,7 +282,7 @@ def _carried_by_handle(graph: SceneGraph, node: str, pl: Placement) -> bool:
     with a carry handle on top that the fingers close across."""
     n = graph.nodes[node]
     return n.kind == OBJECT and n.has(MOVABLE) and not n.has(GRABBABLE) and not pl.container \
-        and pl.app.articulation == "none" and not pl.button
+        and pl.app.articulation == "none"
 
 
 def _shallow_pairs(graph: SceneGraph, apps: Mapping[str, Appearance]) -> list[tuple[str, str]]:
@@ -391,11 +391,12 @@ def _mini_fridges(graph: SceneGraph, apps: dict[str, Appearance], tops: set[str]
             if edge.dst != node or child not in apps or graph.nodes[child].kind != FURNITURE \
                     or apps[child].articulation != "none":
                 continue
-            a = apps[child]
-            is_bin = graph.nodes[child].has(CONTAINER)
-            footprint = MINI_BIN if is_bin else _mini_shelf(graph, child)
-            width += footprint[1] - (MINI_BIN if is_bin else MINI_SHELF)[1]
-            apps[child] = replace(a, size=(*footprint, a.size[2]))
+            if graph.nodes[child].has(CONTAINER):
+                footprint = MINI_BIN
+            else:
+                footprint = _mini_shelf(graph, child)
+                width += footprint[1] - MINI_SHELF[1]
+            apps[child] = replace(apps[child], size=(*footprint, apps[child].size[2]))
         apps[node] = replace(app, size=(MINI_FOOTPRINT, width, app.size[2]), articulation="lid")
 
 
