@@ -61,7 +61,7 @@ class Missed(Exception):
     """A skill's typed execution_failed for another physical reason (no click, a slip)."""
 
 
-def _isolated(backend, scene_id: str, texts: list[str]) -> None:
+def _isolated(backend, scene_id: str, texts: list[str]):
     """Run `texts` from a fresh reset; every step must succeed and reconcile to its symbolic
     outcome. A typed failure is raised as OutOfReach / Missed (anything else fails the test)."""
     g = baseline_graph(scene_id)
@@ -76,6 +76,7 @@ def _isolated(backend, scene_id: str, texts: list[str]) -> None:
         got = backend.reconcile(expected)
         assert got == expected, [str(r) for r in diff(expected, got)]
         g = got
+    return g
 
 
 @pytest.mark.parametrize("scene_id,texts", [
@@ -118,3 +119,31 @@ def _isolated(backend, scene_id: str, texts: list[str]) -> None:
 ])
 def test_each_skill_in_isolation_in_physics_mode(backend, scene_id, texts):
     _isolated(backend, scene_id, texts)
+
+
+def test_a_put_into_a_lidded_box_keeps_the_fingers_off_its_walls(backend):
+    """Cosmetics-1: the eyeshadow palette (12 x 6.2 cm, closed across its 6.2 cm) put into the
+    open makeup box. Its first spot lay against the front wall: the front finger came down in
+    the wall, pushed the box on letting go, and the hand rising lifted it off the vanity. The
+    spots now keep FINGER_ROOM from the walls along the closing axis first, and the box stays."""
+    from robograph.graph import INSIDE
+    from robograph_backends.sapien_tabletop.embodiment import FINGER_ROOM
+    from robograph_backends.sapien_tabletop.sense import floor_frame, to_local
+
+    g = _isolated(backend, "Cosmetics-1", ["open(makeup_box)", "grab(eyeshadow_palette)"])
+    scene, world = backend.scene, backend.world
+    spot = scene.place("eyeshadow_palette", "makeup_box", INSIDE)[0]
+    yaw = spot.yaw if spot.yaw is not None else scene._held_yaw("eyeshadow_palette")
+    F, floor = floor_frame(world, "makeup_box")
+    along = np.abs(F[:3, :3].T @ np.array([np.cos(yaw), np.sin(yaw), 0.0]))[:2]
+    turned = spot.yaw is not None
+    half = scene.half_extents("eyeshadow_palette")[:2][::-1] if turned else scene.half_extents("eyeshadow_palette")[:2]
+    free = np.asarray(floor.half) - np.abs(to_local(F, spot.center)[:2]) - half
+    assert np.all(free >= FINGER_ROOM * along - 1e-6), (free, along)
+    box = world.position("makeup_box").copy()
+    action = Action.parse("putin(eyeshadow_palette, makeup_box)")
+    expected = apply_all(g, effects(g, action))
+    result = backend.execute(g, action, expected)
+    assert result.ok, result.failure
+    assert backend.reconcile(expected) == expected
+    assert np.linalg.norm(world.position("makeup_box") - box) < 0.01

@@ -185,6 +185,64 @@ def test_lid_set_open_stays_open_and_moves_no_neighbour():
     backend.close()
 
 
+def _lidded_column(scene_id: str) -> tuple[str, str]:
+    """The conditioned column of `scene_id` whose blocker and target both have lids."""
+    from robograph.graph import OCCLUDES
+
+    graph = _scene(scene_id).graph
+    lay = solve(graph)
+    (pair,) = [(e.src, e.dst) for e in graph.edges_of(OCCLUDES) if e.when
+               and lay.placements[e.src].app.articulation == lay.placements[e.dst].app.articulation == "lid"]
+    return pair
+
+
+@pytest.mark.parametrize("scene_id", ["Cosmetics-4", "Cosmetics-10", "Toy-A3"])
+def test_a_lidded_columns_target_keeps_its_tab_behind_the_blockers_back_wall(scene_id):
+    """The target's tab (LIP past its front wall) ends TAB_CLEAR behind the back wall of the
+    blocker, where the blocker's raised lid stands; packed COLUMN_GAP behind, it reached 0.5 cm
+    over that wall. The raised lid still hides the target."""
+    from robograph_backends.sapien_tabletop.hiding import GROW_COVER, _cover, solve_hiding
+    from robograph_backends.sapien_tabletop.layout import LIP, TAB_CLEAR
+
+    blocker, target = _lidded_column(scene_id)
+    lay = solve_hiding(_scene(scene_id).graph)
+    b, t = lay.placements[blocker], lay.placements[target]
+    assert b.app.articulation == t.app.articulation == "lid"
+    tab_end = t.centre[0] - t.size[0] / 2 - LIP
+    assert tab_end - (b.centre[0] + b.size[0] / 2) >= TAB_CLEAR - 1e-9
+    assert _cover(np.asarray(b.centre), np.asarray(b.size) / 2, True, np.asarray(t.centre),
+                  np.asarray(t.size) / 2) >= GROW_COVER
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("scene_id", ["Cosmetics-10", "Toy-A3"])
+def test_a_raised_lid_sweeps_clear_of_the_tab_behind_it(scene_id):
+    """The blocker's lid, set to each angle from closed to its stop, touches nothing of the
+    lidded target behind it (the makeup box's lid touched the storage bag's tab: let go at
+    91 deg, it was pushed back to 57, Cosmetics-Ts14)."""
+    pytest.importorskip("sapien")
+    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
+
+    blocker, target = _lidded_column(scene_id)
+    backend = SapienTabletopBackend()
+    backend.reset(_scene(scene_id).graph, seed=0)
+    world = backend.world
+    articulation, closed, opened = world.joints[blocker]
+    lid = articulation.get_links()[-1].entity.per_scene_id
+    touched = []
+    for angle in np.linspace(closed, opened, 16):
+        articulation.set_qpos(np.array([angle]))
+        articulation.set_qvel(np.zeros(1))
+        world.step(2)
+        for c in world.scene.get_contacts():
+            ids = {b.entity.per_scene_id for b in c.bodies}
+            if lid in ids and any(world.entity_node.get(i) == target for i in ids - {lid}) \
+                    and any(p.separation < 1e-3 for p in c.points):
+                touched.append(round(float(np.degrees(angle))))
+    assert not touched, f"{blocker}'s lid touched {target} at {sorted(set(touched))} deg"
+    backend.close()
+
+
 @pytest.mark.parametrize("scene_id", ["Toy-A3", "Toy-B4"])
 def test_toy_storage_column_is_shallow_wide_and_its_raised_lid_hides_the_target(scene_id):
     """A toy bin or chest whose raised lid hides the bin or basket behind it (a conditioned

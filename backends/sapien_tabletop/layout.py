@@ -36,8 +36,16 @@ from robograph.graph import (
     SceneGraph,
 )
 from robograph_backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
-from robograph_backends.mujoco_kitchen.packing import GAP, Unit, column, pack_extent, pack_rows, single
-from robograph_backends.mujoco_kitchen.tuning import SLENDER
+from robograph_backends.mujoco_kitchen.packing import (
+    GAP,
+    Placed,
+    Unit,
+    column,
+    pack_extent,
+    pack_rows,
+    single,
+)
+from robograph_backends.mujoco_kitchen.tuning import COLUMN_GAP, SLENDER
 from robograph_backends.sapien_tabletop.errors import UnsupportedScene
 
 WALL = 0.01  # wall and floor thickness of containers (m)
@@ -91,6 +99,16 @@ BOOK_SWEEP = 0.02  # m a book hiding something stands further forward in its col
 # behind (LIP 4 cm over the 3.5 cm column gap) reaches over that wall: set open, the cover pushed
 # book and case 1.1 and 0.6 cm apart (Desk-1). The case stays: 2 cm further back, it was out of
 # reach for closing its lid (Desk-14)
+LIP = 0.04  # m a lid's or cover's tab reaches past the box's front wall (pinched from above)
+TAB_CLEAR = 0.01  # m the tab of a lidded column target ends behind its lidded blocker's back wall:
+# the blocker's lid, raised, stands there (its back face 0.5 cm behind the hinge). Packed
+# COLUMN_GAP behind, the tab reached 0.5 cm over that wall: a makeup box's lid pulled to 91 deg
+# pushed the storage bag's tab, was pushed back to 57 deg once let go, and the palette brought
+# to the box met it and shut it (Cosmetics-Ts14); another rested on the tab at 75 deg and took a
+# lipstick cap brought to the box's back (Cosmetics-Ts20). The target moves back (`TAB_SWEEP`),
+# not the blocker forward: 2.5 cm nearer the arms, the makeup boxes lost steps in Cosmetics-10
+# (22 -> 15) and -12, and Toy-A3 its last step
+TAB_SWEEP = LIP + TAB_CLEAR - COLUMN_GAP
 WIDE_LID_DEPTH = 0.33  # m: ... at most this deep (its lid this long): just past vertical a longer lid lifts
 # its tab out of reach for closing (a mini chest fridge's 0.36 m lid on a counter: a bottle was
 # then not put into its door bin either, Fridge-T5)
@@ -533,7 +551,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     # a drawer's rows leave DRAWER_ROW_END at each end (`_fitted_sizes` widened it for that; 1e-9:
     # the widest row, packed to that very width, stays one row)
     row_ends = 2 * DRAWER_ROW_END if drawer else 0.0
-    for p in pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1] - row_ends + 1e-9,
+    placed = pack_rows(units, x_front=cx - region.half[0], y_mid=cy, max_width=2 * region.half[1] - row_ends + 1e-9,
                        front_margin=band_margin(setback(box)) if root else FRONT_MARGIN,
                        gap=_content_gap(box, region, units),
                        # in a walled container the rows are centred front to back: a palm reaching
@@ -544,7 +562,9 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                        centre_depth=region.half[0] if centred else None,
                        # in a drawer (pulled out, its front wall comes within 13 cm of the arms)
                        # a short item beside a long one stands in the row's middle too
-                       centre_in_row=centred and drawer):
+                       centre_in_row=centred and drawer)
+    tabbed = _tabbed_targets(placed, apps)
+    for p in placed:
         s = sizes[p.node]
         rel = dict(rest)[p.node]
         # a shallow column's target holds what starts in it at its back, under its raised lid:
@@ -553,6 +573,8 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
         x = 2 * cx - p.x if at_back else _clear_of_front_wall(graph, lay, parent, p.node, p.x, s[0] / 2)
         if p.hides is not None and apps[p.node].articulation == "book_cover":
             x -= BOOK_SWEEP if not at_back else -BOOK_SWEEP  # room behind it for its cover (its target stays)
+        if p.node in tabbed:  # room in front of it for its tab (`TAB_SWEEP`)
+            x += TAB_SWEEP if not at_back else -TAB_SWEEP
         lay.placements[p.node] = Placement(p.node, (x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,
                                            _is_container(graph, p.node, apps[p.node]),
                                            _holds_tiers(p.node, kids, apps))
@@ -561,6 +583,12 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     for c, _ in children:
         lay.regions[c] = region_of(lay.placements[c])
         _place_children(graph, c, kids, apps, sizes, lay, at_back_of)
+
+
+def _tabbed_targets(placed: list[Placed], apps: Mapping[str, Appearance]) -> set[str]:
+    """The targets of lidded blockers' columns that have a lid or cover (and so a tab) too."""
+    return {p.hides for p in placed if p.hides is not None and apps[p.node].articulation == "lid"
+            and apps[p.hides].articulation in ("lid", "book_cover")}
 
 
 def _content_gap(box: Placement, region: Region, units: list[Unit]) -> float:

@@ -31,7 +31,7 @@ from robograph_backends.sapien_tabletop.cameras import (
 )
 from robograph_backends.sapien_tabletop.deps import _mesa_cache, panda_urdf, require_vulkan, sapien_module
 from robograph_backends.sapien_tabletop.errors import SapienBackendError
-from robograph_backends.sapien_tabletop.layout import ARTICULATED, WALL, Layout, Placement
+from robograph_backends.sapien_tabletop.layout import ARTICULATED, LIP, WALL, Layout, Placement
 from robograph_calibration.camera import CameraModel
 
 ARM_BASES = {"left": 0.25, "right": -0.25}  # y of each Panda's base: close enough for either hand to reach the middle
@@ -53,8 +53,7 @@ DENSITY = 1000.0  # kg/m^3 of every other shape (SAPIEN's default)
 SOFT_CATEGORIES = ("pillow", "blanket")
 SOFT_DENSITY = 100.0  # kg/m^3
 BOOK_DENSITY = 600.0  # kg/m^3 of a book's floor and walls: lighter than a real book (named in the docs)
-LIP = 0.04  # m a lid's or cover's tab reaches past the box's front wall ...
-TAB_HALF = 0.015  # ... and half its width (m)
+TAB_HALF = 0.015  # m: half the width of a lid's or cover's tab (it reaches `layout.LIP` past the front wall)
 DRAWER_TRAVEL = 0.8  # a drawer opens this fraction of its depth
 LID_OPEN = LID_STOP  # rad: an open lid or book cover rests on its stop (its counterweight holds it there)
 DOOR_OPEN = 1.6  # rad: an open door (a little past square to its front)
