@@ -45,8 +45,8 @@ OK = SkillResult(True)
 
 @dataclass(frozen=True, slots=True)
 class Grasp:
-    """Top-down grasp: grip point (world), finger-closing direction as a yaw (rad), and whether
-    the hand must come in from the front (something above the object)."""
+    """Top-down grasp (or an edge pinch, `edge`): grip point (world), finger-closing direction
+    as a yaw (rad), and whether the hand must come in from the front (something above the object)."""
 
     position: np.ndarray
     yaw: float
@@ -55,6 +55,11 @@ class Grasp:
     span: float = 0.0  # the object's width between the fingers (m); 0 = unknown
     rim: float | None = None  # world z of the walls around the object (the palm stays above)
     approach: float = 0.12  # from above: the hand comes down from this high over the grip point (m)
+    # an edge pinch instead of a top-down grasp: the fingers point this (horizontal, unit) way
+    # into an edge that overhangs its support and close vertically across the object's thickness
+    # (a closed book is wider than the open fingers both ways; a person slides it over the
+    # table's edge and takes it so). None: top-down
+    edge: np.ndarray | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,8 @@ class Placement:
     approach: float = 0.12  # from above: the hand comes down from this high over the release point (m)
     yaw: float | None = None  # the hand's yaw at release where the spot needs one (None: the object
     # turned back to its built orientation): a hand that must fit between walls it goes down into
+    push: float = 0.0  # m the closed fingers push an edge-pinched object (`Grasp.edge`) on along
+    # the pinch's direction once let go: back over its support, off the edge it was set down over
 
 
 @dataclass(frozen=True, slots=True)

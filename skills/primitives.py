@@ -2,7 +2,7 @@
 
 Every primitive returns a `SkillResult`; none raises for a physical miss (a slipped grasp, an
 unreachable pose): the backend turns a miss into a typed failure and the reconciled graph says
-what actually happened. Grasps are top-down; open/close live in `robograph_skills.articulation`.
+what actually happened. Grasps are top-down (or an edge pinch, `Grasp.edge`); open/close live in `robograph_skills.articulation`.
 Privileged help (welds) is asked of `Scene.assist` only in assisted mode and named in
 `SkillResult.assists`; `retries` counts the grasps and spots tried after the first.
 """
@@ -25,6 +25,9 @@ ENTRY_LIFT = 0.08  # roofed spots: the hand travels this high above the spot (ov
 PALM_MARGIN = 0.012  # the palm passes this high over the walls of a vessel (m)
 MIN_PINCH = 0.012  # the finger pads reach at least this far below an object's top (m)
 GRAB_ATTEMPTS = 3
+PUSH_GAP = 0.02  # m off an edge the fingertips start a push from
+EDGE_TIP = 0.01  # m the fingertips reach past the grip point
+EDGE_LIFT_S = 2.0  # s an edge pinch (`Grasp.edge`) lifts in: in 0.5 s a 56 cm book slipped from it, in 1 s it turned 5 cm
 RELEASE_CLEARANCE = 0.02
 REAIM = 0.01  # m a held object may hang off where the release was aimed before the hand re-aims
 SEAT_CORRECTIONS = 2  # attach: re-measure the part's offset from its seat and correct this often
@@ -62,6 +65,8 @@ def grab(robot: Robot, scene: Scene, node: str, hand: str) -> SkillResult:
 
 
 def _grab_with(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp) -> SkillResult:
+    if g.edge is not None:
+        return _pinch_edge(robot, scene, node, hand, g, g.edge)
     top = float(scene.center(node)[2] + scene.half_extents(node)[2])
     g = replace(g, position=np.array([*g.position[:2], above_rim(robot, float(g.position[2]), g.rim, top)]))
     out = scene.outward(node)
@@ -90,13 +95,84 @@ def _grab_with(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp) -> Sk
     return SkillResult(True, "", assists)
 
 
+def _pinch_edge(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp, edge: np.ndarray) -> SkillResult:
+    """In along `edge` at the grip's height, fingers open across the object's thickness, then
+    closed and lifted straight up: the hand keeps pointing `edge`-wards (turned to point down,
+    the object would hang from the pinch and swing) until `_release_edge` sets it down."""
+    up = np.array([0.0, 0.0, 1.0])
+    robot.drive_base(scene.work_pose(node, hand, g.position))
+    robot.gripper(hand, 1.0)
+    entry = g.position - edge * g.entry
+    if not robot.move_grip(hand, entry, edge, up):
+        robot.carry(hand)
+        return SkillResult(False, f"{node} is out of reach of the {hand} hand")
+    robot.move_grip(hand, g.position, edge, up, duration=0.4, straight=True)
+    robot.gripper(hand, 0.0)
+    assists: tuple[str, ...] = ()
+    if scene.assist is not None and scene.assist.weld_grasp(hand, node):
+        assists = (f"weld grasp {node}",)
+    robot.move_grip(hand, _up(g.position, g.approach), edge, up, duration=EDGE_LIFT_S, straight=True)
+    robot.carry(hand)
+    if not robot.holds(hand, node):
+        return SkillResult(False, f"grasp of {node} slipped", assists)
+    return SkillResult(True, "", assists)
+
+
+def _release_edge(robot: Robot, scene: Scene, node: str, hand: str, spot: Placement, g: Grasp,
+                  edge: np.ndarray) -> SkillResult:
+    """The mirror of `_pinch_edge`: down onto the spot pointing the same way (the spot leaves
+    the pinched edge overhanging its support), fingers opened just past the object's
+    thickness, out backwards along the edge, then the object pushed back by `Placement.push`
+    (`_push_along`)."""
+    up = np.array([0.0, 0.0, 1.0])
+    offset = robot.hand_position(hand) - scene.center(node)
+    grip = spot.center + offset + np.array([0.0, 0.0, 0.005])
+    robot.drive_base(scene.work_pose(spot.target, hand, grip))
+    pre = _up(grip, spot.approach)
+    if not robot.move_grip(hand, pre, edge, up):
+        robot.carry(hand)
+        return SkillResult(False, f"cannot reach the spot for {node}")
+    robot.move_grip(hand, grip, edge, up, duration=0.5, straight=True)
+    robot.detach(hand)
+    robot.gripper(hand, release_opening(robot, g.span))
+    out = grip - edge * g.entry
+    robot.move_grip(hand, out, edge, up, duration=0.4, straight=True)
+    if spot.push > 0.0:
+        _push_along(robot, scene, node, hand, grip, edge, spot.push)
+    robot.carry(hand)
+    if robot.holds(hand, node):
+        return SkillResult(False, f"{node} stuck to the {hand} hand")
+    return OK
+
+
+def _push_along(robot: Robot, scene: Scene, node: str, hand: str, grip: np.ndarray, edge: np.ndarray,
+                push: float) -> None:
+    """The closed fingertips (EDGE_TIP past the grip point), level at `grip`'s height and
+    across from it, from PUSH_GAP off the object's near edge on along `edge` until that edge
+    has gone `push`, then back."""
+    up = np.array([0.0, 0.0, 1.0])
+    centre, h = scene.center(node), scene.half_extents(node)
+    turn = math.atan2(float(edge[1]), float(edge[0])) - scene.yaw(node)
+    depth = abs(math.cos(turn)) * float(h[0]) + abs(math.sin(turn)) * float(h[1])  # centre to near edge
+    aside = (grip - centre)[:2]
+    start = centre - edge * (depth + PUSH_GAP + EDGE_TIP)
+    start[:2] += aside - edge[:2] * float(aside @ edge[:2])  # across from the grip, as pinched
+    start[2] = grip[2]
+    robot.gripper(hand, 0.0)
+    if robot.move_grip(hand, start, edge, up, duration=0.4, straight=True):
+        robot.move_grip(hand, start + edge * (PUSH_GAP + push), edge, up, duration=1.0, straight=True)
+        robot.move_grip(hand, start, edge, up, duration=0.4, straight=True)
+
+
 def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placement) -> SkillResult:
+    grasp = scene.grasp(node)
+    if grasp.edge is not None:
+        return _release_edge(robot, scene, node, hand, spot, grasp, grasp.edge)
     placement_center, from_front, target = spot.center, spot.from_front, spot.target
     offset = robot.hand_position(hand) - scene.center(node)  # grip point relative to the object
     grip = placement_center + offset + np.array([0.0, 0.0, 0.01])
     if spot.rim is not None:  # let go above the walls: the object drops the last centimetres
         grip[2] = max(grip[2], spot.rim + PALM_MARGIN - robot.palm_clearance)
-    grasp = scene.grasp(node)
     yaw = held_upright_yaw(robot, scene, node, hand) if spot.yaw is None else spot.yaw
     # roofed spots: stand back far enough for the entry point in front of the spot as well
     out = scene.outward(target)

@@ -147,3 +147,25 @@ def test_a_put_into_a_lidded_box_keeps_the_fingers_off_its_walls(backend):
     assert result.ok, result.failure
     assert backend.reconcile(expected) == expected
     assert np.linalg.norm(world.position("makeup_box") - box) < 0.01
+
+
+def test_a_closed_book_is_taken_by_its_overhanging_edge_and_pushed_back_flush(backend):
+    """Desk-1's book_1 (19 x 56 x 3 cm, closed, nothing in it) is wider than the open fingers
+    both ways: it took no grasp ("slipped"). It now starts BOOK_OVERHANG over the desk's front
+    edge, is pinched level across its thickness beside its cover's tab, set down with that edge
+    over the shelf slot's front edge and pushed back flush: it reads ON the slot, flat and shut."""
+    from robograph_backends.sapien_tabletop.layout import BOOK_OVERHANG
+
+    backend.reset(baseline_graph("Desk-1"), seed=0)
+    scene, world = backend.scene, backend.world
+    desk = world.layout.regions["desk"]
+    front = scene.center("book_1")[0] - scene.half_extents("book_1")[0]
+    assert front == pytest.approx(desk.centre[0] - desk.half[0] - BOOK_OVERHANG, abs=0.005)
+    assert all(g.edge is not None and abs(g.edge[0] - 1.0) < 1e-6 for g in scene.grasps("book_1"))
+    _isolated(backend, "Desk-1", ["move_aside(laptop)", "grab(book_1)", "puton(book_1, shelf_slot_1)"])
+    scene, world = backend.scene, backend.world  # the world `_isolated` built anew
+    slot = world.layout.regions["shelf_slot_1"]
+    front = scene.center("book_1")[0] - scene.half_extents("book_1")[0]
+    assert abs(front - (slot.centre[0] - slot.half[0])) < 0.02, front
+    assert scene.center("book_1")[2] == pytest.approx(slot.centre[2] + scene.half_extents("book_1")[2], abs=0.01)
+    assert not scene.is_open("book_1")

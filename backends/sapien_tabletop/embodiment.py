@@ -22,7 +22,7 @@ from robograph.graph import FURNITURE, GRABBABLE, INSIDE, OBJECT, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.hiding import covers
-from robograph_backends.sapien_tabletop.layout import DEEP_WALLS, LIP
+from robograph_backends.sapien_tabletop.layout import BOOK_OVERHANG, DEEP_WALLS, EDGE_DEPTH, LIP
 from robograph_backends.sapien_tabletop.layout import Placement as BodyPlacement
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
@@ -68,6 +68,8 @@ WELD_REACH = 0.03  # m: an assisted grasp welds when the fingers touch the objec
 SERVO_HINGE = (20.0, 5.0, 10.0)
 SERVO_SLIDE = (300.0, 60.0, 40.0)
 SPOT_CHOICES = 3
+FROM_END = ("bookshelf_slot",)  # surfaces filled from one end (+y), as books are shelved: a notebook set
+# down in the middle of a 76 cm slot left no 36 cm stretch at its front for the book after it (Desk-13)
 ALONG_RAIL = ("vanity_table",)  # furniture whose objects are grasped with the hand along the rail where they fit (`grasp`)
 HAND_HALF = (0.11, 0.04)  # m: half the Panda hand's footprint along and across its closing axis
 PALM_OVERLAP_GAIN = 0.01  # m less overlap with neighbours (`_palm_overlap`) a grasp turns a quarter for
@@ -95,6 +97,12 @@ RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
 RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
 RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
 RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
+EDGE_SIDE = 0.055  # m an edge pinch stays beside a cover's tab (TAB_HALF), each side: the palm
+# (4.7 cm behind the grip) reaching under the tab pushed a 56 cm book 4 cm back from its fingers
+EDGE_CLEAR = 0.015  # m the fingertips reach past an edge pinch's grip point: kept off the support
+EDGE_ENTRY = 0.12  # m: an edge pinch comes in from this far out along its direction, and leaves so
+EDGE_LIFT = 0.12  # m it lifts straight up before the carry
+SIDEWAYS = 0.5  # |approach . z| under which a hand points sideways (an edge pinch: `carry` keeps it so)
 SHOULDER_IN = 0.2  # m within the end walls of a box DEEP_WALLS tall the shoulder of a hand working in it stands ...
 SHOULDER_BOX = 0.8  # m: ... where the box is at least this long along the rail (`_shoulder_in_box`)
 DRAWER_DIP = math.radians(25)  # a closed drawer's bar is approached this far below level
@@ -325,6 +333,13 @@ class SapienRobot:
         """Up first (the joint-space swing from a low hand swept a pencil case off its place),
         then to the carry pose out to the arm's own side."""
         T = self.world.grip_pose(hand)
+        if abs(float(T[2, 2])) < SIDEWAYS and _held_by_fingers(self.world, hand):
+            # an edge pinch (`TabletopScene._edge_grasps`) keeps pointing its way: turned down,
+            # the book would hang from the pinch. Straight up to the carry height, over what
+            # stands on the top, where the rail carries it
+            up = max(float(T[2, 3]), self._carry_height(hand))
+            self.motion.move(hand, np.array([T[0, 3], T[1, 3], up]), T[:3, :3], duration=0.5, straight=True)
+            return
         if T[2, 3] < self._carry_height(hand) - 0.05:
             self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True)
         base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
@@ -456,8 +471,10 @@ def _held_then_turned(half: np.ndarray, held_yaw: float) -> list[tuple[np.ndarra
 
 def _held_by_fingers(world: World, only: str | None = None) -> list[str]:
     """Free bodies both fingers of one hand (of hand `only`, where given) touch now (one pass
-    over the contacts)."""
-    touched: dict[tuple[str, str], set[str]] = {}
+    over the contacts). On a movable articulated body the fingers touch the body proper
+    (`_body_link`), but for a closed book pinched at its edge, whose upper finger is on its
+    cover (one on the body proper is enough there): a lid's tab pinched is not the box held."""
+    touched: dict[tuple[str, str], dict[str, bool]] = {}
     for contact in world.scene.get_contacts():
         if not any(p.separation < 1e-3 for p in contact.points):
             continue
@@ -465,12 +482,19 @@ def _held_by_fingers(world: World, only: str | None = None) -> list[str]:
         for mine, other in ((a, b), (b, a)):
             node = world.entity_node.get(mine.per_scene_id)
             hand = world.hand_of_entity.get(other.per_scene_id)
-            if node is not None and hand is not None and other.name in FINGERS and node not in world.welds \
-                    and world.layout.placements[node].parent is not None \
-                    and (node not in world.joints or _body_link(world, node, mine)):
-                touched.setdefault((node, hand), set()).add(other.name)
+            if node is None or hand is None or other.name not in FINGERS or node in world.welds \
+                    or world.layout.placements[node].parent is None:
+                continue
+            n = world.graph_nodes.get(node)
+            if node in world.joints and (n is None or n.kind == FURNITURE):
+                continue
+            proper = node not in world.joints or _body_link(world, node, mine)
+            if not proper and world.layout.placements[node].app.articulation != "book_cover":
+                continue  # a lid's tab and a finger on the box's wall: the lid is worked, not the box
+            fingers = touched.setdefault((node, hand), {})
+            fingers[other.name] = fingers.get(other.name, False) or proper
     return sorted({node for (node, hand), fingers in touched.items()
-                   if len(fingers) == 2 and only in (None, hand)})
+                   if len(fingers) == 2 and any(fingers.values()) and only in (None, hand)})
 
 
 def _body_link(world: World, node: str, entity: object) -> bool:
@@ -629,6 +653,9 @@ class TabletopScene:
         pl = self.world.layout.placements.get(node)
         if pl is not None and pl.handle:
             return self._handle_grasp(node, pl)
+        edges = self._edge_grasps(node)
+        if edges:
+            return edges[0]
         c, h, yaw = self.center(node), self.half_extents(node), self.yaw(node)
         # the fingers close across the narrower side, or, on ALONG_RAIL furniture, across y
         # wherever the object fits them that way: the hand (HAND_HALF) then lies along the rail.
@@ -771,12 +798,60 @@ class TabletopScene:
         wall = self._wall_grasp(node)
         if wall is not None:
             return [wall, replace(wall, position=wall.position - np.array([0.0, 0.0, 0.005]))]
+        edges = self._edge_grasps(node)
+        if edges:
+            return edges
         g = self.grasp(node)
         out = [g, replace(g, position=g.position - np.array([0.0, 0.0, 0.015]))]
         h = self.half_extents(node)
         if 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:  # across the other side when it fits the fingers
             out.append(replace(g, yaw=g.yaw + math.pi / 2, span=float(2 * max(h[0], h[1]))))
         return out
+
+    def _edge_grasps(self, node: str) -> list[Grasp]:
+        """A closed book (17-56 cm both ways, wider than the open fingers) is pinched across its
+        3 cm thickness at its front edge, which overhangs its support (`layout.BOOK_OVERHANG`):
+        the hand points away from the arms, level, EDGE_DEPTH in from the edge, beside the
+        cover's tab on either side. []
+        for anything else, and for a book lying with its edge not far enough over its support
+        for the lower finger (it would go into the top; held, it is pinched so already)."""
+        pl = self.world.layout.placements.get(node)
+        if not self._closed_book(node) or pl is None or pl.parent is None:
+            return []
+        T = body_pose(self.world, node)
+        h = half_of(self.world, node)
+        loc = self.graph.location.get(node) if self.graph is not None else None
+        support = self.world.layout.regions[loc.dst if loc is not None and loc.dst in self.world.layout.regions
+                                            else pl.parent]
+        front = T[:3, :3] @ np.array([-h[0], 0.0, 0.0]) + T[:3, 3]
+        if holding_hand(self.world, node) is None \
+                and float(support.centre[0] - support.half[0] - front[0]) < EDGE_DEPTH + EDGE_CLEAR:
+            return []
+        inward = T[:3, :3] @ np.array([1.0, 0.0, 0.0])
+        inward[2] = 0.0
+        inward /= float(np.linalg.norm(inward))
+        yaw = float(math.atan2(inward[1], inward[0]))
+        side = TAB_HALF + EDGE_SIDE
+        return [Grasp(T[:3, :3] @ np.array([-h[0] + EDGE_DEPTH, s * side, 0.0]) + T[:3, 3], yaw,
+                      span=float(2 * h[2]), approach=EDGE_LIFT, entry=EDGE_ENTRY, edge=inward)
+                for s in (1.0, -1.0)]
+
+    def _closed_book(self, node: str) -> bool:
+        pl = self.world.layout.placements.get(node)
+        return pl is not None and pl.app.articulation == "book_cover" and not self.is_open(node)
+
+    def _edge_spots(self, node: str, target: str) -> list[Placement]:
+        """Spots for a closed book held by its edge pinch: its front edge BOOK_OVERHANG over
+        `target`'s front edge (the lower finger lets go there, off the support), the rest of
+        it free on the support; the fingers then push it back flush (left over a desk's
+        edge, it stood in the way of the hand going down to a drawer's bar, Desk-2)."""
+        on = self.half_extents(node).copy()
+        on[0] -= BOOK_OVERHANG / 2  # the part that rests on the support
+        F, region = floor_frame(self.world, target)
+        forward = F[:3, :3] @ np.array([-BOOK_OVERHANG / 2, 0.0, 0.0])
+        front = [p for p in self._spots_in(node, target, on)
+                 if float(to_local(F, p)[0] - on[0]) <= -region.half[0] + 1e-3]
+        return [Placement(p + forward, False, target, approach=EDGE_LIFT, push=BOOK_OVERHANG) for p in _spaced(front)]
 
     def _wall_grasp(self, node: str) -> Grasp | None:
         """An open book (25 x 25 cm, 4 cm thick) is wider than the open fingers (8 cm) both ways,
@@ -806,6 +881,8 @@ class TabletopScene:
         chests = self._chests_round(target)
         if chests:
             return self._place_in_chest(node, target, half, rim, chests)
+        if self._closed_book(node):
+            return self._edge_spots(node, target)
         shift, approach = self._flat_shift(node)
         if np.any(shift):  # a book hanging from its front wall is laid down as it hangs
             return [Placement(p + shift, False, target, rim=rim, approach=approach)
@@ -878,6 +955,8 @@ class TabletopScene:
         if room is not None:
             half = half + np.append(room, 0.0)
         spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
+        if self.world.graph_nodes[target].category in FROM_END:
+            spots = iter(sorted(spots, key=lambda p: -float(p[1])))
         # into a lidded box, only what is in the box counts: ordered by sight past the box in
         # front, the spots in a toy bin behind another went to its back and its lid then stopped
         # out of reach (Toy-A3); a blush compact put behind a foundation bottle in the makeup

@@ -99,6 +99,12 @@ BOOK_SWEEP = 0.02  # m a book hiding something stands further forward in its col
 # behind (LIP 4 cm over the 3.5 cm column gap) reaches over that wall: set open, the cover pushed
 # book and case 1.1 and 0.6 cm apart (Desk-1). The case stays: 2 cm further back, it was out of
 # reach for closing its lid (Desk-14)
+EDGE_DEPTH = 0.04  # m in from a closed book's front edge its pinch takes it (`TabletopScene._edge_grasps`)
+FIRST_ROW = 0.1  # m: an object whose front is this close behind its top's front edge is in the first row
+BOOK_OVERHANG = 0.06  # m a closed book nothing starts in stands over its top's front edge: it is
+# taken closed, pinched across its thickness at that edge (the lower finger under it); a person
+# slides a book to the table's edge to pick it up. Pinched 4 cm in with 7 cm over, a 56 cm book
+# rose level (Desk-1); the same book 1 cm behind the edge took no grasp (wider than the fingers)
 LIP = 0.04  # m a lid's or cover's tab reaches past the box's front wall (pinched from above)
 TAB_CLEAR = 0.01  # m the tab of a lidded column target ends behind its lidded blocker's back wall:
 # the blocker's lid, raised, stands there (its back face 0.5 cm behind the hinge). Packed
@@ -564,6 +570,16 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                        # a short item beside a long one stands in the row's middle too
                        centre_in_row=centred and drawer)
     tabbed = _tabbed_targets(placed, apps)
+    # a closed book taken closed in the first row stands over the top's front edge
+    # (`BOOK_OVERHANG`), and what its raised cover hides comes forward with it: left where it
+    # was, the cover hid it only 2 cm deeper, which set a pencil case's tab out of reach (Desk-1)
+    over: dict[str, float] = {}
+    for p in placed if root else ():
+        front = p.x - sizes[p.node][0] / 2 - (BOOK_SWEEP if p.hides is not None else 0.0)
+        if _taken_closed(graph, p.node, apps, kids) and front < cx - region.half[0] + FIRST_ROW:
+            over[p.node] = cx - region.half[0] - BOOK_OVERHANG - front
+            if p.hides is not None:
+                over[p.hides] = over[p.node]
     for p in placed:
         s = sizes[p.node]
         rel = dict(rest)[p.node]
@@ -575,6 +591,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
             x -= BOOK_SWEEP if not at_back else -BOOK_SWEEP  # room behind it for its cover (its target stays)
         if p.node in tabbed:  # room in front of it for its tab (`TAB_SWEEP`)
             x += TAB_SWEEP if not at_back else -TAB_SWEEP
+        x += over.get(p.node, 0.0)
         lay.placements[p.node] = Placement(p.node, (x, p.y, floor + s[2] / 2), s, apps[p.node], parent, rel,
                                            _is_container(graph, p.node, apps[p.node]),
                                            _holds_tiers(p.node, kids, apps))
@@ -583,6 +600,14 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     for c, _ in children:
         lay.regions[c] = region_of(lay.placements[c])
         _place_children(graph, c, kids, apps, sizes, lay, at_back_of)
+
+
+def _taken_closed(graph: SceneGraph, node: str, apps: Mapping[str, Appearance],
+                  kids: Mapping[str, list[tuple[str, str]]]) -> bool:
+    """A book that starts closed with nothing in it: nothing makes a task open it before it
+    is taken, so it is taken closed (`BOOK_OVERHANG`). One that holds something is opened for
+    that first and carried by its front wall."""
+    return apps[node].articulation == "book_cover" and not graph.is_open(node) and not kids.get(node)
 
 
 def _tabbed_targets(placed: list[Placed], apps: Mapping[str, Appearance]) -> set[str]:
