@@ -9,19 +9,17 @@ shakers carried along the rail from the sideboard, its drawer opened, emptied an
 Toy-A3 (26 steps: two pillows and a blanket moved aside, a toy robot snapped together and
 shelved, a music box pressed, the bin behind the other one opened, filled and closed, then the
 front bin), Fridge-T5 (19 steps: a mini fridge opened, four bottles put in its door bin and
-four jars on its shelf, closed) and Cosmetics-1 (29 steps: a hand mirror moved aside, a lipstick
-capped, a spray put in the organizer, the storage bag opened and filled, the makeup box opened,
-filled from the vanity and the lower drawer and closed, the bag and that drawer closed, the upper
-drawer filled and closed) and Desk-14 (25 steps: a lamp pressed, a trash bin and a pencil case
+four jars on its shelf, closed), Cosmetics-4 (31 steps, below) and Desk-14 (25 steps: a lamp pressed, a trash bin and a pencil case
 opened and filled, a drawer opened, a highlighter assembled, the bin, the pencil case and the
 drawer closed, a stapler put in the other drawer, the book opened, the scissors taken out of it
 and put in that drawer, the open book carried by its front wall to the shelf, the drawer and the
-book closed) run whole and must succeed; of Cosmetics-4, Desk-15 and Fridge-T1 the opening
-steps that the layout and the skills get right today are checked (Cosmetics-4: a lipstick and
-an eyeliner capped, a spray and a perfume put in the organizer, the storage bag behind the
-makeup box opened, filled and closed, the makeup box filled, the lower drawer opened; its 24th
-step, a blush compact put in, reads hidden behind a foundation bottle since session 15, though
-the episode succeeds; Desk-15: two laptops moved aside, a highlighter assembled, a pencil case opened without
+book closed) run whole and must succeed (Cosmetics-4: a lipstick and an eyeliner capped, a
+spray and a perfume put in the organizer, the storage bag behind the makeup box opened, filled
+and closed, the makeup box filled from the vanity and the lower drawer and closed, that drawer
+closed, cotton pads put in the upper drawer, closed); of Cosmetics-1, Desk-15 and Fridge-T1 the opening steps that the layout and the
+skills get right on every machine so far are checked (Cosmetics-1: a hand mirror moved aside, a
+lipstick capped, a spray put in the organizer, the storage bag and the makeup box opened and
+filled, the lower drawer; Desk-15: two laptops moved aside, a highlighter assembled, a pencil case opened without
 sliding back under its lid, filled and closed, both drawers; Fridge-T1: a 28 cm paper towel
 roll carried over a milk carton to its aside spot, the fridge opened and filled from the
 counter and from the 32 cm grocery bag, the hand reaching down into it; its 20th step, a
@@ -47,10 +45,13 @@ PREFIXES: dict[str, int | None] = {
     "Dining-3": None,
     "Fridge-T5": None,  # a mini chest fridge opened by its lid's tab, eight bottles and jars put in, closed
     "Toy-A3": None,  # blockers moved aside, a toy robot snapped and shelved, a button, two bins filled and closed
-    "Cosmetics-1": None,  # a mirror aside, a lipstick capped, a spray put away, bag, makeup box and both drawers filled, closed
-    # its 24th step, a blush compact put into the makeup box, reads hidden behind a foundation
-    # bottle since session 15 (the episode still succeeds): docs/sapien_backend.md
-    "Cosmetics-4": 22,  # two parts capped, the bag behind the makeup box filled, closed; the box filled, a drawer
+    # a mirror aside, a lipstick capped, a spray put away, bag, makeup box and a drawer filled.
+    # Whole on session 17's machine; on 2026-12-04's (the same code, 8f67b12) its 26th step,
+    # cotton pads taken again from between the organizer's 12 cm walls, slipped: the near miss
+    # named in docs/sapien_backend.md ("Lid tabs in columns", tried and not kept)
+    "Cosmetics-1": 25,
+    # whole again since session 17 (its 24th step, a blush compact, read hidden in 15 and 16)
+    "Cosmetics-4": None,  # two parts capped, the bag behind the makeup box filled, closed; the box filled, a drawer
     "Desk-15": 15,  # laptops aside, a pencil case opened (damped lightly, it stays put), filled, closed; drawers
     "Fridge-T1": 19,  # a tall roll carried over a milk carton; jars out of the deep grocery bag onto the shelf
     "Desk-14": None,  # a pencil case filled and closed, drawers, the scissors out of the open book, the book shelved
