@@ -2,7 +2,8 @@
 
 Every primitive returns a `SkillResult`; none raises for a physical miss (a slipped grasp, an
 unreachable pose): the backend turns a miss into a typed failure and the reconciled graph says
-what actually happened. Grasps are top-down (or an edge pinch, `Grasp.edge`); open/close live in `robograph_skills.articulation`.
+what actually happened. Grasps are top-down (or an edge pinch, `Grasp.edge`); open/close live
+in `robograph_skills.articulation`.
 Privileged help (welds) is asked of `Scene.assist` only in assisted mode and named in
 `SkillResult.assists`; `retries` counts the grasps and spots tried after the first.
 """
@@ -25,6 +26,7 @@ ENTRY_LIFT = 0.08  # roofed spots: the hand travels this high above the spot (ov
 PALM_MARGIN = 0.012  # the palm passes this high over the walls of a vessel (m)
 MIN_PINCH = 0.012  # the finger pads reach at least this far below an object's top (m)
 GRAB_ATTEMPTS = 3
+UP = np.array([0.0, 0.0, 1.0])  # an edge pinch's fingers close along world z
 PUSH_GAP = 0.02  # m off an edge the fingertips start a push from
 EDGE_TIP = 0.01  # m the fingertips reach past the grip point
 EDGE_LIFT_S = 2.0  # s an edge pinch (`Grasp.edge`) lifts in: in 0.5 s a 56 cm book slipped from it, in 1 s it turned 5 cm
@@ -99,19 +101,18 @@ def _pinch_edge(robot: Robot, scene: Scene, node: str, hand: str, g: Grasp, edge
     """In along `edge` at the grip's height, fingers open across the object's thickness, then
     closed and lifted straight up: the hand keeps pointing `edge`-wards (turned to point down,
     the object would hang from the pinch and swing) until `_release_edge` sets it down."""
-    up = np.array([0.0, 0.0, 1.0])
     robot.drive_base(scene.work_pose(node, hand, g.position))
     robot.gripper(hand, 1.0)
     entry = g.position - edge * g.entry
-    if not robot.move_grip(hand, entry, edge, up):
+    if not robot.move_grip(hand, entry, edge, UP):
         robot.carry(hand)
         return SkillResult(False, f"{node} is out of reach of the {hand} hand")
-    robot.move_grip(hand, g.position, edge, up, duration=0.4, straight=True)
+    robot.move_grip(hand, g.position, edge, UP, duration=0.4, straight=True)
     robot.gripper(hand, 0.0)
     assists: tuple[str, ...] = ()
     if scene.assist is not None and scene.assist.weld_grasp(hand, node):
         assists = (f"weld grasp {node}",)
-    robot.move_grip(hand, _up(g.position, g.approach), edge, up, duration=EDGE_LIFT_S, straight=True)
+    robot.move_grip(hand, _up(g.position, g.approach), edge, UP, duration=EDGE_LIFT_S, straight=True)
     robot.carry(hand)
     if not robot.holds(hand, node):
         return SkillResult(False, f"grasp of {node} slipped", assists)
@@ -124,19 +125,18 @@ def _release_edge(robot: Robot, scene: Scene, node: str, hand: str, spot: Placem
     the pinched edge overhanging its support), fingers opened just past the object's
     thickness, out backwards along the edge, then the object pushed back by `Placement.push`
     (`_push_along`)."""
-    up = np.array([0.0, 0.0, 1.0])
     offset = robot.hand_position(hand) - scene.center(node)
     grip = spot.center + offset + np.array([0.0, 0.0, 0.005])
     robot.drive_base(scene.work_pose(spot.target, hand, grip))
     pre = _up(grip, spot.approach)
-    if not robot.move_grip(hand, pre, edge, up):
+    if not robot.move_grip(hand, pre, edge, UP):
         robot.carry(hand)
         return SkillResult(False, f"cannot reach the spot for {node}")
-    robot.move_grip(hand, grip, edge, up, duration=0.5, straight=True)
+    robot.move_grip(hand, grip, edge, UP, duration=0.5, straight=True)
     robot.detach(hand)
     robot.gripper(hand, release_opening(robot, g.span))
     out = grip - edge * g.entry
-    robot.move_grip(hand, out, edge, up, duration=0.4, straight=True)
+    robot.move_grip(hand, out, edge, UP, duration=0.4, straight=True)
     if spot.push > 0.0:
         _push_along(robot, scene, node, hand, grip, edge, spot.push)
     robot.carry(hand)
@@ -150,7 +150,6 @@ def _push_along(robot: Robot, scene: Scene, node: str, hand: str, grip: np.ndarr
     """The closed fingertips (EDGE_TIP past the grip point), level at `grip`'s height and
     across from it, from PUSH_GAP off the object's near edge on along `edge` until that edge
     has gone `push`, then back."""
-    up = np.array([0.0, 0.0, 1.0])
     centre, h = scene.center(node), scene.half_extents(node)
     turn = math.atan2(float(edge[1]), float(edge[0])) - scene.yaw(node)
     depth = abs(math.cos(turn)) * float(h[0]) + abs(math.sin(turn)) * float(h[1])  # centre to near edge
@@ -159,9 +158,9 @@ def _push_along(robot: Robot, scene: Scene, node: str, hand: str, grip: np.ndarr
     start[:2] += aside - edge[:2] * float(aside @ edge[:2])  # across from the grip, as pinched
     start[2] = grip[2]
     robot.gripper(hand, 0.0)
-    if robot.move_grip(hand, start, edge, up, duration=0.4, straight=True):
-        robot.move_grip(hand, start + edge * (PUSH_GAP + push), edge, up, duration=1.0, straight=True)
-        robot.move_grip(hand, start, edge, up, duration=0.4, straight=True)
+    if robot.move_grip(hand, start, edge, UP, duration=0.4, straight=True):
+        robot.move_grip(hand, start + edge * (PUSH_GAP + push), edge, UP, duration=1.0, straight=True)
+        robot.move_grip(hand, start, edge, UP, duration=0.4, straight=True)
 
 
 def _release_at(robot: Robot, scene: Scene, node: str, hand: str, spot: Placement) -> SkillResult:

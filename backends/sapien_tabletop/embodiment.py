@@ -812,9 +812,9 @@ class TabletopScene:
         """A closed book (17-56 cm both ways, wider than the open fingers) is pinched across its
         3 cm thickness at its front edge, which overhangs its support (`layout.BOOK_OVERHANG`):
         the hand points away from the arms, level, EDGE_DEPTH in from the edge, beside the
-        cover's tab on either side. []
-        for anything else, and for a book lying with its edge not far enough over its support
-        for the lower finger (it would go into the top; held, it is pinched so already)."""
+        cover's tab on either side. [] for anything else, and for a book lying with its edge
+        not far enough over its support for the lower finger (it would go into the top; held,
+        it is pinched so already)."""
         pl = self.world.layout.placements.get(node)
         if not self._closed_book(node) or pl is None or pl.parent is None:
             return []

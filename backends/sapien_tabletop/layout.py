@@ -572,7 +572,8 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     tabbed = _tabbed_targets(placed, apps)
     # a closed book taken closed in the first row stands over the top's front edge
     # (`BOOK_OVERHANG`), and what its raised cover hides comes forward with it: left where it
-    # was, the cover hid it only 2 cm deeper, which set a pencil case's tab out of reach (Desk-1)
+    # was, the cover hid it only once grown 2 cm deeper, which pushed a pencil case 2 cm back,
+    # where its lid no longer closed (Desk-1)
     over: dict[str, float] = {}
     for p in placed if root else ():
         front = p.x - sizes[p.node][0] / 2 - (BOOK_SWEEP if p.hides is not None else 0.0)
