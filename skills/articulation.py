@@ -306,14 +306,20 @@ def _swing(robot: Robot, scene: Scene, node: str, hand: str, h: Handle, opening:
 
 def _clear_edge(robot: Robot, hand: str, h: Handle, approach: np.ndarray, closing: np.ndarray) -> None:
     """Move the hand out past the leaf's free edge, on the side it is on: going straight to
-    its carry pose it crossed the leaf and pushed a door 15 deg back."""
+    its carry pose it crossed the leaf and pushed a door 15 deg back. Off a leaf lying flat
+    (a shut lid: a horizontal hinge, the hand level with it) that is straight up: out past a
+    pencil case's shut lid, the fingers swept 10 cm toward the arms at the tab's height and
+    dragged the book in front of the case 5 cm over the desk's edge (Desk-14)."""
     p = robot.hand_position(hand)
     radial = p - h.pivot
     radial = radial - h.axis * float(radial @ h.axis)
     r = float(np.linalg.norm(radial))
     if h.kind == "slide" or r < 1e-6 or r >= h.tip + CLEAR:
         return
-    robot.move_grip(hand, p + radial / r * (h.tip + CLEAR - r), approach, closing, duration=0.3, straight=True)
+    out = radial / r
+    if abs(float(h.axis @ DOWN)) < 0.5 and abs(float(out @ DOWN)) < 0.5:
+        out = -DOWN
+    robot.move_grip(hand, p + out * (h.tip + CLEAR - r), approach, closing, duration=0.3, straight=True)
 
 
 def _enough(h: Handle, opening: bool) -> bool:

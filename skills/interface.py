@@ -235,6 +235,11 @@ class Scene(Protocol):
 
     def pressed(self, node: str) -> bool: ...
 
+    def seat_yaw(self, part: str, target: str, yaw: float) -> float:
+        """The hand's yaw for seating `part` on `target`, from `yaw` (the part turned back as
+        built, about the target): a backend may turn it where the fingers then keep clear of
+        what stands beside the target."""
+
     def join(self, part: str, target: str) -> str | None:
         """Snap two assembly parts together if `part` sits aligned on `target` and touches it;
         None when joined, else what was wrong."""

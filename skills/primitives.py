@@ -285,7 +285,7 @@ def attach(robot: Robot, scene: Scene, part: str, target: str, hand_of: Callable
         if not result.ok:
             return result
         assists = result.assists
-    yaw = held_upright_yaw(robot, scene, part, hand) + scene.yaw(target)
+    yaw = scene.seat_yaw(part, target, held_upright_yaw(robot, scene, part, hand) + scene.yaw(target))
     seat = _seat(scene, part, target)
     grip = seat + robot.hand_position(hand) - scene.center(part)
     if hand_of(target) is None:

@@ -149,6 +149,36 @@ def test_a_put_into_a_lidded_box_keeps_the_fingers_off_its_walls(backend):
     assert np.linalg.norm(world.position("makeup_box") - box) < 0.01
 
 
+def test_a_put_into_a_drawer_keeps_the_fingers_off_its_walls(backend):
+    """Desk-1: with the USB drive put into the open drawer first, the stapler's first spot lay
+    against the drawer's front wall, closed across its 4 cm along the slide: the front finger
+    came down on the wall's top, the hand pushed the drawer 5 cm shut and stopped 7 cm short,
+    and the stapler fell onto the sticky notes. Spots in a drawer now keep FINGER_ROOM from its
+    front and back walls (DRAWER_SIDE_ROOM from its sides) along the closing axis first: the
+    stapler goes in and the drawer stays where it was pulled to."""
+    from robograph.graph import INSIDE
+    from robograph_backends.sapien_tabletop.embodiment import DRAWER_SIDE_ROOM, FINGER_ROOM
+    from robograph_backends.sapien_tabletop.sense import floor_frame, to_local
+
+    g = _isolated(backend, "Desk-1", ["open(drawer_1)", "grab(usb_drive)", "putin(usb_drive, drawer_1)",
+                                      "grab(stapler)"])
+    scene, world = backend.scene, backend.world
+    spot = scene.place("stapler", "drawer_1", INSIDE)[0]
+    yaw = spot.yaw if spot.yaw is not None else scene._held_yaw("stapler")
+    F, floor = floor_frame(world, "drawer_1")
+    along = np.abs(F[:3, :3].T @ np.array([np.cos(yaw), np.sin(yaw), 0.0]))[:2]
+    half = scene.half_extents("stapler")[:2][::-1] if spot.yaw is not None else scene.half_extents("stapler")[:2]
+    free = np.asarray(floor.half) - np.abs(to_local(F, spot.center)[:2]) - half
+    assert np.all(free >= np.array([FINGER_ROOM, DRAWER_SIDE_ROOM]) * along - 1e-6), (free, along)
+    drawer = F[:3, 3].copy()
+    action = Action.parse("putin(stapler, drawer_1)")
+    expected = apply_all(g, effects(g, action))
+    result = backend.execute(g, action, expected)
+    assert result.ok, result.failure
+    assert backend.reconcile(expected) == expected
+    assert np.linalg.norm(floor_frame(world, "drawer_1")[0][:3, 3] - drawer) < 0.01
+
+
 def test_a_closed_book_is_taken_by_its_overhanging_edge_and_pushed_back_flush(backend):
     """Desk-1's book_1 (19 x 56 x 3 cm, closed, nothing in it) is wider than the open fingers
     both ways: it took no grasp ("slipped"). It now starts BOOK_OVERHANG over the desk's front

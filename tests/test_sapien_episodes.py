@@ -13,7 +13,8 @@ four jars on its shelf, closed), Cosmetics-4 (31 steps, below) and Desk-14 (25 s
 opened and filled, a drawer opened, a highlighter assembled, the bin, the pencil case and the
 drawer closed, a stapler put in the other drawer, the book opened, the scissors taken out of it
 and put in that drawer, the open book carried by its front wall to the shelf, the drawer and the
-book closed) run whole and must succeed (Cosmetics-4: a lipstick and an eyeliner capped, a
+book closed) and Desk-7 (25 steps: a notebook shelved, a lamp, a trash bin, a pen capped in the
+pencil case, a calculator put into a drawer, the open book shelved, all closed) run whole and must succeed (Cosmetics-4: a lipstick and an eyeliner capped, a
 spray and a perfume put in the organizer, the storage bag behind the makeup box opened, filled
 and closed, the makeup box filled from the vanity and the lower drawer and closed, that drawer
 closed, cotton pads put in the upper drawer, closed); of Cosmetics-1, Desk-15 and Fridge-T1 the opening steps that the layout and the
@@ -55,6 +56,9 @@ PREFIXES: dict[str, int | None] = {
     "Desk-15": 15,  # laptops aside, a pencil case opened (damped lightly, it stays put), filled, closed; drawers
     "Fridge-T1": 19,  # a tall roll carried over a milk carton; jars out of the deep grocery bag onto the shelf
     "Desk-14": None,  # a pencil case filled and closed, drawers, the scissors out of the open book, the book shelved
+    # whole since session 19: the cap seated on the pen barrel between the pencil case's walls
+    # (`seat_yaw`), a calculator put into a drawer clear of its walls
+    "Desk-7": None,
 }
 
 

@@ -252,3 +252,40 @@ def test_stacked_parts_read_joined_along_their_own_axis_when_tilted_together(bac
     assert joined(world, low, high)
     world.teleport(high, base + gap * axis + np.array([0.0, 0.02, 0.0]), quat)
     assert not joined(world, low, high)
+
+
+def test_an_object_on_a_drawers_floor_beside_a_low_neighbour_reads_inside_the_drawer(backend):
+    """Desk-1: a stapler (6 cm high) standing on the open drawer's floor 2 mm beside the
+    scissors (2 cm high) has its centre within the shared tolerance of the scissors' footprint
+    and its bottom within the tolerance below their top, yet it stands on the drawer's floor:
+    it reads INSIDE the drawer (it read ON the scissors). Set on top of them, it reads ON them."""
+    import math
+
+    import sapien
+
+    from robograph.rewrite import apply_all
+    from robograph_backends.sapien_tabletop.sense import floor_frame
+    from robograph_backends.sapien_tabletop.spots import aligned_box
+
+    g0 = baseline_graph("Desk-1")
+    assert g0.location["scissors"].dst == "drawer_1"
+    opened = apply_all(g0, [SetAttr("drawer_1", "open", True)])
+    backend.reset(g0, seed=0)
+    backend.realize(opened, [SetAttr("drawer_1", "open", True)])
+    world = backend.world
+    F, _ = floor_frame(world, "drawer_1")
+    centre, half = aligned_box(world, "scissors")
+    sx, sy, sz = (s / 2 for s in world.layout.placements["stapler"].size)
+    assert half[0] > half[1] and sy > sx  # the scissors lie along x; the stapler, turned, will too
+    turned = sapien.Pose(q=[math.cos(math.pi / 4), 0.0, 0.0, math.sin(math.pi / 4)])
+    beside = (centre[1] - half[1] - sx - 0.002, centre[1] + half[1] + sx + 0.002)
+    y = min(beside, key=lambda v: abs(v - F[1, 3]))  # the side of the scissors nearer the middle
+    world.bodies["stapler"].set_pose(sapien.Pose([centre[0], y, F[2, 3] + sz + 0.002], turned.q))
+    world.step(200)
+    assert abs(world.position("stapler")[1] - centre[1]) < half[1] + 0.025  # within the tolerance
+    got = backend.reconcile(opened)
+    assert got.location["stapler"].rel == INSIDE and got.location["stapler"].dst == "drawer_1"
+    world.bodies["stapler"].set_pose(sapien.Pose([centre[0], centre[1], centre[2] + half[2] + sz + 0.002], turned.q))
+    world.step(200)
+    got = backend.reconcile(opened)
+    assert got.location["stapler"].rel == ON and got.location["stapler"].dst == "scissors"

@@ -934,6 +934,9 @@ class KitchenScene:
         b = self.world.plan.buttons[node]
         return self.world.qpos(b.joint) <= -b.depth / 2
 
+    def seat_yaw(self, part: str, target: str, yaw: float) -> float:
+        return yaw  # the kitchen's parts are seated on counters and shelves, not between walls
+
     def join(self, part: str, target: str) -> str | None:
         """The snap: switch the parts' constraint on only when `part` sits on `target` aligned
         (centres within ASSEMBLY_OFFSET across, its bottom within ASSEMBLY_OFFSET of the

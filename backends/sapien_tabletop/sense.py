@@ -8,11 +8,14 @@ by joint travel, `pressed` by button travel, `assembled` by the two parts stacke
 which placed object hides which from the head camera (`occlusion.py`: OCCLUDES and
 `moved_aside` then follow from the shared `occlusion_rewrites`). Nothing is tested against the
 expected graph first: INSIDE the innermost container wins, except where the object rests on a
-support that lies within every container holding it (a shelf in a fridge); else ON the support
+support that lies within every container holding it (a shelf in a fridge) nearer its bottom than
+the innermost container's floor; else ON the support
 its bottom is closest to; ties by name. Furniture locations are static structure.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -110,8 +113,12 @@ def measure_location(world: World, node: str, expected: SceneGraph, *, grip: boo
     inside = sorted((float(np.prod(world.layout.regions[c].half)) * world.layout.regions[c].height, c)
                     for c in candidates if region_holds(world, node, INSIDE, c))
     on = sorted((_height_above_floor(world, node, c), c) for c in candidates if region_holds(world, node, ON, c))
-    # a support within every container the node is in (a shelf in a fridge) is more specific
-    nested = [(d, c) for d, c in on if all(box in ancestors(world, c) for _, box in inside)]
+    # a support within every container the node is in (a shelf in a fridge) is more specific,
+    # unless the node stands on the container's own floor: a stapler set down on a drawer's
+    # floor 2 mm beside a pair of scissors (2 cm high) was within the tolerances of resting
+    # on them (Desk-1)
+    floor = _height_above_floor(world, node, inside[0][1]) if inside else math.inf
+    nested = [(d, c) for d, c in on if all(box in ancestors(world, c) for _, box in inside) and d < floor]
     if inside and not nested:
         return (INSIDE, inside[0][1])
     if on:

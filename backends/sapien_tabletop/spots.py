@@ -151,13 +151,16 @@ def under_furniture(world: World, dst: str, F: np.ndarray, half: tuple[float, fl
     """A pulled-out drawer's floor still under the furniture holding it (behind that
     furniture's front face), as an occupied footprint (floor frame F): a hand bringing
     scissors there met the desk's top, and they dropped 1.4 cm off onto the sticky notes
-    beside them (Desk-14)."""
+    beside them (Desk-14). The box starts INSIDE_MARGIN behind the face, which the spots keep
+    from every occupant: a footprint needs to be out from under the face, not a margin away
+    from it as from a neighbour it could knock (17 cm scissors along a drawer pulled 17.4 cm
+    out of a desk missed it by 1 mm, Desk-14)."""
     pl = world.layout.placements[dst]
     if pl.app.articulation != "drawer" or pl.parent is None:
         return []
     holder = world.layout.placements[pl.parent]
     face = np.array([holder.centre[0] - holder.size[0] / 2, holder.centre[1], holder.centre[2]])
-    front = float(to_local(F, face)[0])  # floor-frame x of the furniture's front face
+    front = float(to_local(F, face)[0]) + INSIDE_MARGIN  # floor-frame x of the furniture's front face
     if front >= half[0]:
         return []
     return [Box(np.array([(front + half[0]) / 2, 0.0]), np.array([(half[0] - front) / 2, half[1] + 1.0]))]
