@@ -285,12 +285,16 @@ def attach(robot: Robot, scene: Scene, part: str, target: str, hand_of: Callable
         if not result.ok:
             return result
         assists = result.assists
-    yaw = scene.seat_yaw(part, target, held_upright_yaw(robot, scene, part, hand) + scene.yaw(target))
+    upright = held_upright_yaw(robot, scene, part, hand) + scene.yaw(target)
     seat = _seat(scene, part, target)
     grip = seat + robot.hand_position(hand) - scene.center(part)
     if hand_of(target) is None:
         robot.drive_base(scene.work_pose(target, hand, grip))
-    if not robot.move_hand(hand, _up(grip, 0.06), yaw):
+    # the yaw the scene turns the hand to for room beside the target first, else as held
+    for yaw in dict.fromkeys((scene.seat_yaw(part, target, upright), upright)):
+        if robot.move_hand(hand, _up(grip, 0.06), yaw):
+            break
+    else:
         return SkillResult(False, f"cannot bring {part} to {target}", assists)
     robot.move_hand(hand, grip, yaw, duration=0.3, straight=True)
     for _ in range(SEAT_CORRECTIONS):  # measure where the part ended up and correct the hand

@@ -1246,6 +1246,8 @@ class TabletopScene:
         v = np.array([-u[1], u[0]])
         reach, width = float(np.abs(u) @ h), float(np.abs(v) @ h) + FINGER_HALF_WIDTH
         others = occupants(self.world, loc.dst, F, float(2 * half[2]) + WALL, skip={part, target})
+        if walled:  # the walls stand between the fingers and what is outside them
+            others = [b for b in others if np.all(np.abs(b.centre) <= np.asarray(region.half))]
         gaps = []
         for side in (u, -u):
             gap = math.inf
