@@ -289,3 +289,30 @@ def test_an_object_on_a_drawers_floor_beside_a_low_neighbour_reads_inside_the_dr
     world.step(200)
     got = backend.reconcile(opened)
     assert got.location["stapler"].rel == ON and got.location["stapler"].dst == "scissors"
+
+
+def test_a_round_jar_lying_on_its_side_on_a_shelf_reads_on_the_shelf(backend):
+    """Fridge-T6: a jam jar (6.2 cm across, 10 cm tall) tipped over on the mini fridge's shelf,
+    whose top is 1 cm above the fridge's floor. Measured with its upright height its bottom
+    read nearer the fridge's floor, and it read INSIDE the fridge; lying, it is as low as it is
+    wide, and it reads ON the shelf."""
+    import math
+
+    import sapien
+
+    from robograph_backends.sapien_tabletop.sense import floor_frame
+    from robograph_backends.sapien_tabletop.world import built_round
+
+    g0 = baseline_graph("Fridge-T6")
+    backend.reset(g0, seed=0)
+    world = backend.world
+    jar = world.layout.placements["jam_jar"]
+    assert built_round(jar, fixed=False)
+    F, _ = floor_frame(world, "fridge_shelf")
+    radius = min(jar.size[0], jar.size[1]) / 2
+    lying = [math.cos(math.pi / 4), 0.0, math.sin(math.pi / 4), 0.0]  # its axis turned to x
+    world.bodies["jam_jar"].set_pose(sapien.Pose(F[:3, 3] + np.array([0.0, 0.0, radius + 0.002]), lying))
+    world.step(200)
+    assert abs(world.bodies["jam_jar"].get_pose().to_transformation_matrix()[2, 2]) < 0.2  # still lying
+    got = backend.reconcile(g0)
+    assert got.location["jam_jar"].rel == ON and got.location["jam_jar"].dst == "fridge_shelf"

@@ -23,7 +23,7 @@ from robograph.graph import INSIDE, OBJECT, ON, PART_OF, SceneGraph
 from robograph.rewrite import DETACHED, HELD, apply_all
 from robograph_backends.reading import Location, Reading, is_open, resting, rewrites_to, within
 from robograph_backends.sapien_tabletop.layout import Region
-from robograph_backends.sapien_tabletop.world import BUTTON_DEPTH, World
+from robograph_backends.sapien_tabletop.world import BUTTON_DEPTH, World, built_round
 
 FINGERS = ("panda_leftfinger", "panda_rightfinger")
 ASSEMBLY_GAP = 0.01  # parts whose facing ends are this close (m), centred within it, are joined
@@ -154,9 +154,20 @@ def one_per_hand(world: World, locations: dict[str, Location], bodies_of: dict[s
 
 
 def _height_above_floor(world: World, node: str, dst: str) -> float:
-    """How far the node's bottom is from `dst`'s floor (m): the closest floor is its support."""
+    """How far the node's bottom, as it stands (a jar lying on its side is as low as it is
+    wide), is from `dst`'s floor (m): the closest floor is its support. Measured with the
+    jar's upright height, a jar tipped over on a mini fridge's shelf, 1 cm above the fridge's
+    floor, read nearer the fridge's floor (Fridge-T6)."""
     F, _region = floor_frame(world, dst)
-    return abs(float(to_local(F, position(world, node))[2]) - world.layout.placements[node].size[2] / 2)
+    T = body_pose(world, node)
+    pl = world.layout.placements[node]
+    half = np.asarray(pl.size, dtype=float) / 2
+    if built_round(pl, fixed=False):  # an upright cylinder: its rim, not its box's corner
+        tilt = min(1.0, abs(float(T[2, 2])))
+        low = half[2] * tilt + min(half[0], half[1]) * math.sqrt(1.0 - tilt * tilt)
+    else:
+        low = float(np.abs(T[2, :3]) @ half)
+    return abs(float(to_local(F, T[:3, 3])[2]) - low)
 
 
 def ancestors(world: World, node: str) -> set[str]:
