@@ -1001,15 +1001,16 @@ class TabletopScene:
         finger opened into the wall and the hand rising lifted the bag off the vanity; turned
         and set down 0.5 cm from a lip balm, it slid 2 cm onto it (Cosmetics-10). Kept from
         walls and neighbours in boxes a hand carries only (`_keeps_finger_room`), from the
-        walls only in other lidded boxes (`_off_walls`). Kept for drawers too, the room moved
-        a stapler in a desk drawer so that scissors put in later found only a strip against
-        its front wall and pushed the stapler (Desk-14); for toy bins, a plush bunny was turned to a spot 4 cm deeper in a
-        bin on the floor 0.78 m ahead, out of reach there (Toy-A2). A drawer keeps it from its
-        walls (`_off_walls`): a stapler set down against a desk drawer's front wall put the
-        front finger on the wall's top, the hand pushed the drawer 5 cm shut and stopped 7 cm
-        short (Desk-1, and a calculator in held-out Desk-Ts15). Across its slide (`drawer`, the
-        floor frame's y) only DRAWER_SIDE_ROOM: a finger opening into a side wall presses a
-        wall that does not give, and a calculator in a full drawer found room only there."""
+        walls only in other lidded boxes and drawers (`_off_walls`). Kept from neighbours in
+        drawers too, the room moved a stapler in a desk drawer so that scissors put in later
+        found only a strip against its front wall and pushed the stapler (Desk-14); for toy
+        bins, a plush bunny was turned to a spot 4 cm deeper in a bin on the floor 0.78 m
+        ahead, out of reach there (Toy-A2). From a drawer's walls: a stapler set down against
+        a desk drawer's front wall put the front finger on the wall's top, the hand pushed the
+        drawer 5 cm shut and stopped 7 cm short (Desk-1, and a calculator in held-out
+        Desk-Ts15). Across its slide (`drawer`, the floor frame's y) only DRAWER_SIDE_ROOM: a
+        finger opening into a side wall presses a wall that does not give, and a calculator in
+        a full drawer found room only there."""
         along = F[:3, :3].T @ np.array([math.cos(yaw), math.sin(yaw), 0.0])
         return np.array([FINGER_ROOM, DRAWER_SIDE_ROOM if drawer else FINGER_ROOM]) * np.abs(along[:2])
 
@@ -1218,7 +1219,9 @@ class TabletopScene:
     def seat_yaw(self, part: str, target: str, yaw: float) -> float:
         """`yaw`, or a quarter turn from it where the fingers closing along it would come down
         nearer a wall or a neighbour of `target` than FINGER_ROOM and the other way gives
-        more room: only where both parts are square about z (seated either way). A pen barrel
+        SEAT_TURN_GAIN more room: only where both parts are square about z (seated either way
+        round). Without the gain, the hand turned for 1.4 mm on Desk-14's highlighter and pushed
+        the pencil case 4.5 deg round, which lost the episode three actions later. A pen barrel
         brought onto its cap, 2 mm from a pencil case's side wall, with the fingers closing
         toward that wall put a finger on the wall and stopped 2 cm off centre (Desk-2)."""
         square = all(abs(float(h[0] - h[1])) < SQUARE for h in (self.half_extents(part), self.half_extents(target)))
@@ -1253,7 +1256,7 @@ class TabletopScene:
             gap = math.inf
             if walled:  # to the walls: where a ray from the footprint's edge leaves the floor
                 edge = t + side * reach
-                gap = min((float(region.half[i]) - abs(float(edge[i]))) / abs(float(side[i]))
+                gap = min((math.copysign(float(region.half[i]), float(side[i])) - float(edge[i])) / float(side[i])
                           for i in range(2) if abs(float(side[i])) > 1e-6)
             for b in others:
                 d = b.centre - t
