@@ -946,14 +946,11 @@ class TabletopScene:
         against a pencil case's front wall took the 6.2 cm body brought onto it 2 cm high on
         the wall, 0.6 cm off centre, and the snap refused: Desk-14)."""
         half = self.half_extents(node).copy()
-        for other in self._partners(node):
+        partners = {o for parts in self.world.parts.values() if node in parts for o in parts}
+        for other in sorted(partners - {node}):
             if other in self.world.bodies:
                 half[:2] = np.maximum(half[:2], float(np.max(half_of(self.world, other)[:2])))
         return half
-
-    def _partners(self, node: str) -> list[str]:
-        """The other parts of the assemblies `node` is a part of."""
-        return sorted({o for parts in self.world.parts.values() if node in parts for o in parts} - {node})
 
     def _spots_in(self, node: str, target: str, half: np.ndarray,
                   room: np.ndarray | None = None) -> Iterator[np.ndarray]:
@@ -1224,9 +1221,10 @@ class TabletopScene:
         the pencil case 4.5 deg round, which lost the episode three actions later. A pen barrel
         brought onto its cap, 2 mm from a pencil case's side wall, with the fingers closing
         toward that wall put a finger on the wall and stopped 2 cm off centre (Desk-2)."""
-        square = all(abs(float(h[0] - h[1])) < SQUARE for h in (self.half_extents(part), self.half_extents(target)))
+        if any(abs(float(h[0] - h[1])) >= SQUARE for h in (self.half_extents(part), self.half_extents(target))):
+            return yaw  # not square: seated one way round only (and no bodies measured for it)
         gap = self._finger_gap(part, target, yaw)
-        if not square or gap >= FINGER_ROOM:
+        if gap >= FINGER_ROOM:
             return yaw
         turned = yaw + math.pi / 2
         return turned if self._finger_gap(part, target, turned) > gap + SEAT_TURN_GAIN else yaw
