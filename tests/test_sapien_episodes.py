@@ -13,11 +13,12 @@ four jars on its shelf, closed), Cosmetics-4 (31 steps, below) and Desk-14 (25 s
 opened and filled, a drawer opened, a highlighter assembled, the bin, the pencil case and the
 drawer closed, a stapler put in the other drawer, the book opened, the scissors taken out of it
 and put in that drawer, the open book carried by its front wall to the shelf, the drawer and the
-book closed) and Desk-7 (25 steps: a notebook shelved, a lamp, a trash bin, a pen capped in the
-pencil case, a calculator put into a drawer, the open book shelved, all closed) run whole and must succeed (Cosmetics-4: a lipstick and an eyeliner capped, a
+book closed) and Desk-8 (26 steps: a notebook and two laptops moved aside, a highlighter
+assembled, a lamp, a trash bin and a pencil case opened and filled, a drawer opened past the
+laptop at the desk's edge and filled, the open book shelved, all closed) run whole and must succeed (Cosmetics-4: a lipstick and an eyeliner capped, a
 spray and a perfume put in the organizer, the storage bag behind the makeup box opened, filled
 and closed, the makeup box filled from the vanity and the lower drawer and closed, that drawer
-closed, cotton pads put in the upper drawer, closed); of Cosmetics-1, Desk-15 and Fridge-T1 the opening steps that the layout and the
+closed, cotton pads put in the upper drawer, closed); of Cosmetics-1, Desk-7, Desk-15 and Fridge-T1 the opening steps that the layout and the
 skills get right on every machine so far are checked (Cosmetics-1: a hand mirror moved aside, a
 lipstick capped, a spray put in the organizer, the storage bag and the makeup box opened and
 filled, the lower drawer; Desk-15: two laptops moved aside, a highlighter assembled, a pencil case opened without
@@ -56,9 +57,12 @@ PREFIXES: dict[str, int | None] = {
     "Desk-15": 15,  # laptops aside, a pencil case opened (damped lightly, it stays put), filled, closed; drawers
     "Fridge-T1": 19,  # a tall roll carried over a milk carton; jars out of the deep grocery bag onto the shelf
     "Desk-14": None,  # a pencil case filled and closed, drawers, the scissors out of the open book, the book shelved
-    # whole since session 19: the cap seated on the pen barrel between the pencil case's walls
-    # (`seat_yaw`), a calculator put into a drawer clear of its walls
-    "Desk-7": None,
+    # whole in session 19; since session 20 its 14th step, the cap seated on a pen barrel lying
+    # flat in the pencil case's corner, misses by 2 cm (on 968528a the barrel leant on the pencil
+    # and the seat happened to work): docs/sapien_backend.md, session 20
+    "Desk-7": 13,  # a notebook shelved, a lamp, a trash bin filled and closed, a pencil case filled, a drawer
+    # whole since session 20: a drawer opened past a laptop moved aside to the desk's edge
+    "Desk-8": None,  # blockers aside, a highlighter assembled, pencil case and drawer filled, the open book shelved
 }
 
 

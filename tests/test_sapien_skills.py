@@ -108,3 +108,24 @@ def test_an_arm_turns_aside_and_carries_to_its_own_side_wherever_the_rail_stands
     assert robot.hand_position("right")[1] < right - 0.05  # turned away from the left arm
     robot.carry("right")
     assert robot.hand_position("right")[1] < right - 0.05
+
+
+def test_letting_go_of_a_tab_pressed_the_way_the_hand_points_backs_off_it(sapien_backend):
+    """A lid's tab pressed shut from above moves the way the hand points: letting go "ahead and
+    back" was (ahead - approach) / sqrt 2, nil there, so the hand stayed on the tab, closed its
+    fingers round it again for the push that followed and pulled the makeup box off the vanity
+    (Cosmetics-13). It backs off the handle whatever the way ahead."""
+    from robograph_skills.articulation import PRE_HANDLE, _let_go, take_handle
+
+    g = baseline_graph("Desk-1")
+    sapien_backend.reset(g, seed=0)
+    _run(sapien_backend, g, "open(pencil_case)")
+    robot, scene = sapien_backend.robot, sapien_backend.scene
+    h = scene.handle("pencil_case")
+    hand = "left"
+    assert take_handle(robot, scene, hand, h).ok
+    before = robot.hand_position(hand)
+    _let_go(robot, hand, h, h.approach, h.closing, ahead=h.approach)
+    backed = float((before - robot.hand_position(hand)) @ h.approach)
+    assert backed > 0.8 * PRE_HANDLE, backed
+    assert not scene.hand_on(hand, "pencil_case")

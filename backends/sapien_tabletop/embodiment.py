@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph.graph import FURNITURE, GRABBABLE, INSIDE, OBJECT, SceneGraph
+from robograph.graph import FURNITURE, GRABBABLE, INSIDE, OBJECT, ON, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.hiding import covers
@@ -89,9 +89,10 @@ TILTS = (0.0, 0.35, 0.7)  # rad: approach tilts tried in turn when straight down
 OVER_DROP = 0.05  # m: a move ending this much lower than the hand is goes over, then straight down ...
 OVER_SPAN = 0.1  # ... when it also goes this far sideways
 OVER_DOWN_S = 0.3  # s for the straight way down
-UNDER_TOP = 0.12  # m: a grip this far below the arms' base (a lower drawer's bar) is reached ...
+UNDER_TOP = 0.0  # m: a grip this far below the arms' base (a drawer's bar under the top) is reached ...
 OVER_TOP = 0.12  # ... from this high over the base (over the furniture's top), straight down in front of it,
 FROM_ABOVE = 0.9  # ... unless approached from above (|approach z| at least this)
+OUT_FIRST = 0.05  # m a hand further out than such a bar comes out level first
 UP_RISE = 0.1  # m: a move ending this much higher (and OVER_SPAN across) first rises straight up
 SWEEP_CLEAR = 0.03  # m what a hand carries passes over the bodies under its way (`_sweep_height`)
 CHEST_CLEAR = 0.04  # m: what a hand brings into a chest (a mini fridge) comes in this high over its walls
@@ -302,8 +303,16 @@ class SapienRobot:
             # over the top, then straight down in front of the furniture: swung in joint space
             # from the carry pose to a point in front of a closed lower drawer's bar (22 cm below
             # the base), the hand bulged 9 cm forward and its fingers met the top's front edge
-            # (Cosmetics-13, both hands, "out of reach"). Not to a bar taken from above: an open
-            # drawer's is pulled out in front of the furniture, with nothing to go over
+            # (Cosmetics-13, both hands, "out of reach"); to a desk drawer's bar just under the
+            # top it swept a closed laptop standing at the top's front edge off the desk
+            # (Desk-8). A hand over the furniture (further out than the bar) first comes out
+            # level, as it points: swung from over the desk, it swept the laptop off all the
+            # same. Not to a bar taken from above: an open drawer's is pulled out in front of
+            # the furniture, with nothing to go over
+            here = self.hand_position(hand)
+            if float(here[0]) > float(position[0]) + OUT_FIRST:
+                self._move_hand(hand, np.array([float(position[0]), float(position[1]), float(here[2])]),
+                                self.hand_yaw(hand), 0.0, OVER_DOWN_S, straight=True)
             over = np.array([float(position[0]), float(position[1]), base_z + OVER_TOP])
             return self._first_reachable(hand, position, per_tilt, duration, straight, via=over)
         return self._first_reachable(hand, position, per_tilt, duration, straight)
@@ -635,15 +644,25 @@ class TabletopScene:
         return self._box(node)[1]
 
     def _rim(self, node: str) -> float | None:
-        if node not in self.world.layout.placements:  # an assembled whole stands where its parts do
-            node = min(self.world.parts.get(node, ()), key=lambda p: float(position(self.world, p)[2]), default=node)
-            if node not in self.world.layout.placements:
-                return None
-        parent = self.world.layout.placements[node].parent
+        parent = self._holder(node)
         if parent is None or not self.world.layout.placements[parent].container:
             return None
         F, region = floor_frame(self.world, parent)
         return float(F[2, 3] + region.height)
+
+    def _holder(self, node: str) -> str | None:
+        """What `node` stands in or on now: the current graph's container or support, else where
+        it started (an assembled whole: where its lowest part did). By where it started only,
+        the palm of a hand taking cotton pads put from a drawer into an organizer was kept over
+        the drawer's walls, not the organizer's (Cosmetics-1)."""
+        loc = self.graph.location.get(node) if self.graph is not None else None
+        if loc is not None and loc.rel in (INSIDE, ON):
+            return loc.dst if loc.dst in self.world.layout.placements else None
+        if node not in self.world.layout.placements:  # an assembled whole stands where its parts do
+            node = min(self.world.parts.get(node, ()), key=lambda p: float(position(self.world, p)[2]), default=node)
+            if node not in self.world.layout.placements:
+                return None
+        return self.world.layout.placements[node].parent
 
     def _handle_grasp(self, node: str, pl: BodyPlacement) -> Grasp:
         """Across the carry handle on `node`'s top (`Placement.handle`), its pads' length down it."""
@@ -660,6 +679,10 @@ class TabletopScene:
         edges = self._edge_grasps(node)
         if edges:
             return edges[0]
+        return self._top_grasp(node)
+
+    def _top_grasp(self, node: str) -> Grasp:
+        """From above, PINCH below the top (`grasp` where no handle or edge is taken)."""
         c, h, yaw = self.center(node), self.half_extents(node), self.yaw(node)
         # the fingers close across the narrower side, or, on ALONG_RAIL furniture, across y
         # wherever the object fits them that way: the hand (HAND_HALF) then lies along the rail.
@@ -781,10 +804,10 @@ class TabletopScene:
         grip point) lies within the walls of the container holding `node`: then the palm may go
         down between them (a fork on the floor of a 17 cm deep sideboard drawer slipped from
         fingers kept with the palm above the walls)."""
-        pl = self.world.layout.placements.get(node)
-        if pl is None or pl.parent is None or not self.world.layout.placements[pl.parent].container:
+        parent = self._holder(node)
+        if parent is None or not self.world.layout.placements[parent].container:
             return False
-        return self._hand_within(pl.parent, grip, yaw)
+        return self._hand_within(parent, grip, yaw)
 
     def _hand_within(self, container: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint at `grip` with `yaw` lies within `container`'s walls."""
@@ -805,7 +828,7 @@ class TabletopScene:
         edges = self._edge_grasps(node)
         if edges:
             return edges
-        g = self.grasp(node)
+        g = self._top_grasp(node)
         out = [g, replace(g, position=g.position - np.array([0.0, 0.0, 0.015]))]
         h = self.half_extents(node)
         if 2 * max(h[0], h[1]) < MAX_OPENING - 0.01:  # across the other side when it fits the fingers
