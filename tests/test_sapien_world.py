@@ -455,3 +455,29 @@ def test_a_handled_body_weighs_a_risers_mass(sapien_backend):
     sapien_backend.reset(graph, seed=0)
     body = sapien_backend.world.bodies["monitor_stand"].find_component_by_type(sapien.physx.PhysxRigidDynamicComponent)
     assert 1.0 < body.mass < 3.0
+
+
+@pytest.mark.parametrize("scene_id", ["Cosmetics-15", "Cosmetics-11"])
+def test_a_makeup_box_holds_what_starts_in_it_at_its_back_and_leaves_its_front_for_a_puck(scene_id):
+    """A 16 cm deep makeup box holds one row of what starts in it (a blush and a palette, or a
+    palette and a foundation bottle). Centred front to back the row left 4.9 cm before and
+    behind it and 5.8 cm between its members, and a 6.2 cm concealer put in last had no spot
+    (Cosmetics-15, "no free spot INSIDE makeup_box"). Packed at the back, the front strip takes
+    two such pucks side by side, found by the same spot search the puts use."""
+    from robograph_backends.sapien_tabletop.hiding import solve_hiding
+    from robograph_backends.sapien_tabletop.layout import FRONT_STRIP
+    from robograph_backends.sapien_tabletop.spots import INSIDE_MARGIN, Box, free_spots
+
+    graph = _scene(scene_id).graph
+    lay = solve_hiding(graph)
+    region = lay.regions["makeup_box"]
+    inside = [lay.placements[n] for n, e in graph.location.items() if e.dst == "makeup_box"]
+    assert len(inside) == 2
+    front = region.centre[0] - region.half[0]
+    assert min(p.centre[0] - p.size[0] / 2 for p in inside) - front >= FRONT_STRIP
+    taken = [Box(np.array([p.centre[0] - region.centre[0], p.centre[1] - region.centre[1]]),
+                 np.array(p.size[:2]) / 2) for p in inside]
+    puck = np.array([0.031, 0.031, 0.01])
+    first = next(free_spots(region.half, puck, taken, margin=INSIDE_MARGIN))
+    taken.append(Box(first[:2], puck[:2]))
+    assert next(free_spots(region.half, puck, taken, margin=INSIDE_MARGIN), None) is not None

@@ -84,6 +84,7 @@ FOREARM_ROOM = 0.19  # m from the front wall of a box DEEP_WALLS tall to what st
 # chest's front wall, the forearm (link 5, round joint 6) met the wall's top 18 cm behind the
 # hand's axis and the hand stopped 3 cm high (Toy-B3)
 LOW_WALLS = 0.045  # m: walls the Panda's palm (4.7 cm above its grip) clears over what lies on the floor
+FRONT_STRIP = 0.067  # m: a free strip a 6.2 cm puck fits in beside packed neighbours (`_front_strip_free`)
 LOW_GAP = 0.02  # m between neighbours that start in such a lidded box (`_content_gap`)
 HAND_HALF = 0.115  # m: half the Panda hand along its closing axis (it closes across x in such a box),
 # and 1 cm: with 0.11 the hand reaching down to a ball in a 0.32 m toy chest touched the back wall (Toy-B1)
@@ -550,8 +551,8 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                                           INSIDE, True)
     units = _units(graph, [c for c, _ in rest], sizes, apps)
     cx, cy, floor = region.centre
-    at_back = parent in at_back_of
     box = lay.placements[parent]
+    at_back = parent in at_back_of or _front_strip_free(box, region, units)
     drawer = box.app.articulation == "drawer"
     centred = box.container and box.app.articulation != "book_cover" and not _under_a_tier(lay, parent) and not at_back
     # a drawer's rows leave DRAWER_ROW_END at each end (`_fitted_sizes` widened it for that; 1e-9:
@@ -601,6 +602,21 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     for c, _ in children:
         lay.regions[c] = region_of(lay.placements[c])
         _place_children(graph, c, kids, apps, sizes, lay, at_back_of)
+
+
+def _front_strip_free(box: Placement, region: Region, units: list[Unit]) -> bool:
+    """Whether what starts in lidded box `box` stands at its back, leaving its front free for what
+    is put in: where the packed rows, centred front to back, leave less than a SLOT in front
+    and behind but packed at the back leave FRONT_STRIP in front. Centred, the blush and
+    palette of a 16 cm deep makeup box left 4.9 cm on each side and 5.8 cm between them, and a
+    6.2 cm concealer put in last found no spot (Cosmetics-15). Not in a box the hand reaches
+    down into (DEEP_WALLS: its palm meets the walls at the back) nor one whose walls the palm
+    clears (LOW_WALLS: its contents are spread along it instead, `_content_gap`)."""
+    if not (box.container and box.app.articulation == "lid") or not units \
+            or not LOW_WALLS < region.height < DEEP_WALLS:
+        return False
+    free = 2 * region.half[0] - pack_extent(units, 2 * region.half[1])[1]
+    return free / 2 < SLOT and free - FRONT_MARGIN >= FRONT_STRIP
 
 
 def _taken_closed(graph: SceneGraph, node: str, apps: Mapping[str, Appearance],
