@@ -481,3 +481,23 @@ def test_a_makeup_box_holds_what_starts_in_it_at_its_back_and_leaves_its_front_f
     first = next(free_spots(region.half, puck, taken, margin=INSIDE_MARGIN))
     taken.append(Box(first[:2], puck[:2]))
     assert next(free_spots(region.half, puck, taken, margin=INSIDE_MARGIN), None) is not None
+
+
+def test_an_open_book_grows_wider_not_deeper_so_the_case_its_cover_hides_stays_in_reach():
+    """Desk-12's open book holds a closed book and a crumpled paper, and its raised cover hides
+    the pencil case behind it. Packed in two rows the book was 38 cm deep and the case stood
+    so far back that spots reached 3.4 cm of its floor: the pencil put in found no spot. An
+    open book grows wider for its contents, as a lidded box does, and the case's whole floor
+    lies within the spots' reach."""
+    from robograph_backends.sapien_tabletop.hiding import solve_hiding
+    from robograph_backends.sapien_tabletop.spots import INNER_REACH
+
+    graph = _scene("Desk-12").graph
+    lay = solve_hiding(graph)
+    assert lay.blocking["book_1"] == "pencil_case"
+    inside = [lay.placements[n] for n, e in graph.location.items() if e.dst == "book_1"]
+    assert len(inside) == 2
+    fronts = {round(p.centre[0] - p.size[0] / 2, 6) for p in inside}
+    assert len(fronts) == 1  # one row
+    case = lay.regions["pencil_case"]
+    assert case.centre[0] + case.half[0] <= lay.robot_x + REACH_FAR + INNER_REACH

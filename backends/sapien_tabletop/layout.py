@@ -492,12 +492,15 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
                 while pack_extent(units, inner)[1] > band and inner < MAX_TOP_WIDTH:
                     inner += 0.05
             widened = False
-            if node not in roots and apps[node].articulation == "lid":
+            if node not in roots and apps[node].articulation in ("lid", "book_cover"):
                 # a lidded box grows wider, not deeper, for what it holds: its lid is as long as
                 # the box is deep and, raised, stands that far above its back edge, where the
                 # hand must reach its tab to close it (three items packed in two rows made a
                 # pencil case 0.27 m deep; behind a book its raised tab stood 0.96 m ahead of the
-                # arms, out of reach from above, tilted or level: Desk-14)
+                # arms, out of reach from above, tilted or level: Desk-14). An open book too:
+                # a closed book and a crumpled paper in two rows made one 38 cm deep, and the
+                # pencil case its raised cover hides stood behind it past the spots' reach
+                # (Desk-12: no free spot for a pen)
                 while pack_extent(units, inner)[1] + margin + FRONT_MARGIN + walls > sx and inner < MAX_LID_WIDTH:
                     inner += 0.05
                     widened = True
