@@ -486,7 +486,7 @@ def test_a_makeup_box_holds_what_starts_in_it_at_its_back_and_leaves_its_front_f
 def test_an_open_book_grows_wider_not_deeper_so_the_case_its_cover_hides_stays_in_reach():
     """Desk-12's open book holds a closed book and a crumpled paper, and its raised cover hides
     the pencil case behind it. Packed in two rows the book was 38 cm deep and the case stood
-    so far back that spots reached 3.4 cm of its floor: the pencil put in found no spot. An
+    so far back that spots reached 4.5 cm of its floor: the pencil put in found no spot. An
     open book grows wider for its contents, as a lidded box does, and the case's whole floor
     lies within the spots' reach."""
     from robograph_backends.sapien_tabletop.hiding import solve_hiding
