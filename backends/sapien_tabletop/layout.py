@@ -45,7 +45,7 @@ from robograph_backends.mujoco_kitchen.packing import (
     pack_rows,
     single,
 )
-from robograph_backends.mujoco_kitchen.tuning import COLUMN_GAP, SLENDER
+from robograph_backends.mujoco_kitchen.tuning import COLUMN_GAP, MAX_GRASP_WIDTH, SLENDER
 from robograph_backends.sapien_tabletop.errors import UnsupportedScene
 
 WALL = 0.01  # wall and floor thickness of containers (m)
@@ -84,7 +84,8 @@ FOREARM_ROOM = 0.19  # m from the front wall of a box DEEP_WALLS tall to what st
 # chest's front wall, the forearm (link 5, round joint 6) met the wall's top 18 cm behind the
 # hand's axis and the hand stopped 3 cm high (Toy-B3)
 LOW_WALLS = 0.045  # m: walls the Panda's palm (4.7 cm above its grip) clears over what lies on the floor
-FRONT_STRIP = 0.067  # m: a free strip a 6.2 cm puck fits in beside packed neighbours (`_front_strip_free`)
+FRONT_STRIP = MAX_GRASP_WIDTH + 0.005  # m: a free strip the widest graspable item fits in, with the spots'
+# INSIDE_MARGIN to its neighbours (`_front_strip_free`)
 LOW_GAP = 0.02  # m between neighbours that start in such a lidded box (`_content_gap`)
 HAND_HALF = 0.115  # m: half the Panda hand along its closing axis (it closes across x in such a box),
 # and 1 cm: with 0.11 the hand reaching down to a ball in a 0.32 m toy chest touched the back wall (Toy-B1)
