@@ -501,3 +501,21 @@ def test_an_open_book_grows_wider_not_deeper_so_the_case_its_cover_hides_stays_i
     assert len(fronts) == 1  # one row
     case = lay.regions["pencil_case"]
     assert case.centre[0] + case.half[0] <= lay.robot_x + REACH_FAR + INNER_REACH
+
+
+@pytest.mark.parametrize("scene_id", ["Toy-A1", "Toy-A3", "Desk-1"])
+def test_every_body_on_a_free_standing_top_starts_within_the_hands_reach(scene_id):
+    """A top grows wider until what stands on it fits one band of rows in reach. Where one
+    unit (a toy bin column hiding another bin) is deeper than that band, the rows could never
+    fit it, and widening stopped at a cap: Toy-A1's toy shelf, last of 16 on the play mat,
+    went alone into a second row 0.95 m ahead of the arms and nothing could be put on it.
+    Every body standing on a root now starts within the spots' reach (the hidden bin behind
+    its blocker included)."""
+    from robograph_backends.sapien_tabletop.spots import INNER_REACH
+
+    lay = solve(_scene(scene_id).graph)
+    roots = {n for n, p in lay.placements.items() if p.parent is None}
+    fronts = {n: p.centre[0] - p.size[0] / 2 - lay.robot_x for n, p in lay.placements.items() if p.parent in roots}
+    assert fronts
+    far = {n: round(f, 3) for n, f in fronts.items() if f > REACH_FAR + INNER_REACH - 0.05}
+    assert not far, far

@@ -123,7 +123,7 @@ WIDE_LID_DEPTH = 0.33  # m: ... at most this deep (its lid this long): just past
 MAX_LID_WIDTH = 0.52  # m: a lidded box grows at most this wide to keep its contents in one row
 # (0.6: the case reached in toward the middle of the desk, and the lower tier's bar then was not
 # reached from the stance the arm got; 0.45: no free spot for a pen, Desk-14)
-MAX_TOP_WIDTH = 5.0  # m: a free-standing top grows along y at most this wide to fit the band
+MAX_TOP_WIDTH = 8.0  # m: a free-standing top grows along y at most this wide to fit the band
 MINI_FOOTPRINT = 0.1  # m: a mini fridge's depth before it grows round what it holds
 MINI_WIDTH = 0.88  # m: a mini fridge's width: its bin and its MINI_SHELF side by side, all within the reach band (wider with a wider shelf)
 MINI_SHELF = (0.28, 0.36)  # m: depth (x) and width (y) of a shelf in a mini fridge (six jars, 3 cm apart; wider for more, `_mini_shelf`)
@@ -490,7 +490,12 @@ def _fitted_sizes(graph: SceneGraph, kids: Mapping[str, list[tuple[str, str]]],
             if node in roots:
                 margin = band_margin(TIER_SETBACK if tiers else SETBACK)
                 band = REACH_FAR - (TIER_SETBACK if tiers else SETBACK) - margin
-                while pack_extent(units, inner)[1] > band and inner < MAX_TOP_WIDTH:
+                # ... or to one row where a unit is deeper than the band (a toy bin hiding another
+                # behind it): the rows then cannot fit the band, and widening only to a cap left
+                # the toy shelf, last of 16 on the play mat, alone in a second row 0.95 m ahead
+                # of the arms, its whole top out of reach (Toy-A1: no free spot ON toy_shelf)
+                need = max(band, max(u.depth for u in units))
+                while pack_extent(units, inner)[1] > need + 1e-9 and inner < MAX_TOP_WIDTH:
                     inner += 0.05
             widened = False
             if node not in roots and apps[node].articulation in ("lid", "book_cover"):
