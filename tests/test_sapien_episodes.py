@@ -15,7 +15,10 @@ drawer closed, a stapler put in the other drawer, the book opened, the scissors 
 and put in that drawer, the open book carried by its front wall to the shelf, the drawer and the
 book closed) and Desk-8 (26 steps: a notebook and two laptops moved aside, a highlighter
 assembled, a lamp, a trash bin and a pencil case opened and filled, a drawer opened past the
-laptop at the desk's edge and filled, the open book shelved, all closed) run whole and must succeed (Cosmetics-4: a lipstick and an eyeliner capped, a
+laptop at the desk's edge and filled, the open book shelved, all closed) and Desk-2 (23 steps:
+a monitor stand moved aside, a book shelved, a trash bin and a pencil case filled and closed, a
+pen capped, a notebook taken from the lower drawer pulled out in front of the desk and shelved,
+a calculator put in the upper drawer) run whole and must succeed (Cosmetics-4: a lipstick and an eyeliner capped, a
 spray and a perfume put in the organizer, the storage bag behind the makeup box opened, filled
 and closed, the makeup box filled from the vanity and the lower drawer and closed, that drawer
 closed, cotton pads put in the upper drawer, closed); of Cosmetics-1, Desk-7, Desk-15 and Fridge-T1 the opening steps that the layout and the
@@ -63,6 +66,9 @@ PREFIXES: dict[str, int | None] = {
     "Desk-7": 13,  # a notebook shelved, a lamp, a trash bin filled and closed, a pencil case filled, a drawer
     # whole since session 20: a drawer opened past a laptop moved aside to the desk's edge
     "Desk-8": None,  # blockers aside, a highlighter assembled, pencil case and drawer filled, the open book shelved
+    # whole since session 23: its 15th step takes a notebook from the lower drawer pulled out in
+    # front of the desk, where the swing down from the carry pose stopped on the desk's edge
+    "Desk-2": None,  # a monitor stand aside, a book shelved, trash bin and pencil case filled, a pen capped
 }
 
 
