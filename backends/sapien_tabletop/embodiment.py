@@ -241,8 +241,8 @@ class SapienRobot:
         # swing bulges forward, and from the carry pose to a notebook in a lower drawer pulled
         # out 6 cm in front of a desk the fingers came down on the desk's edge (Desk-2). Back
         # up, over the point, straight down. Only after the swing failed: taken first, the
-        # straight way changed grips that worked (Cosmetics-15), and not from under the top
-        # (Cosmetics-10: docs/sapien_backend.md, session 23)
+        # straight way changed grips that worked (Cosmetics-15, docs/sapien_backend.md, session
+        # 23). Not where it stopped under the top: straight up from there runs into it
         up = np.array([stopped[0], stopped[1], max(float(here[2]), float(stopped[2]))])
         over = np.array([position[0], position[1], up[2]])
         return self._move_hand(hand, up, self.hand_yaw(hand), pitch, OVER_DOWN_S, straight=True) \
