@@ -222,14 +222,12 @@ class SapienRobot:
             up = np.array([here[0], here[1], position[2]])
             self._move_hand(hand, up, self.hand_yaw(hand), pitch, OVER_DOWN_S, straight=True)
             here = self.hand_position(hand)
-        if not straight and here[2] > position[2] + OVER_DROP and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN:
-            # over, then down: a joint-space swing from the carry pose to a point lower down
-            # swept the hand through what stood on the way (a 22 cm hand mirror moved aside
-            # next to the lipstick cap the hand was bringing a body to)
-            over = np.array([position[0], position[1], here[2]])
-            if self._move_hand(hand, over, yaw, pitch, duration, straight=False, keep_height=True) and \
-                    self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True):
-                return True
+        # over, then down: a joint-space swing from the carry pose to a point lower down swept
+        # the hand through what stood on the way (a 22 cm hand mirror moved aside next to the
+        # lipstick cap the hand was bringing a body to)
+        if not straight and here[2] > position[2] + OVER_DROP and float(np.linalg.norm((position - here)[:2])) > OVER_SPAN \
+                and self._over_then_down(hand, position, yaw, pitch, duration, float(here[2])):
+            return True
         if self._move_hand(hand, position, yaw, pitch, duration, straight):
             return True
         top = self.world.layout.robot_z
@@ -244,9 +242,14 @@ class SapienRobot:
         # straight way changed grips that worked (Cosmetics-15, docs/sapien_backend.md, session
         # 23). Not where it stopped under the top: straight up from there runs into it
         up = np.array([stopped[0], stopped[1], max(float(here[2]), float(stopped[2]))])
-        over = np.array([position[0], position[1], up[2]])
         return self._move_hand(hand, up, self.hand_yaw(hand), pitch, OVER_DOWN_S, straight=True) \
-            and self._move_hand(hand, over, yaw, pitch, duration, straight=False, keep_height=True) \
+            and self._over_then_down(hand, position, yaw, pitch, duration, float(up[2]))
+
+    def _over_then_down(self, hand: str, position: np.ndarray, yaw: float, pitch: float, duration: float,
+                        height: float) -> bool:
+        """Level at `height` to over `position`, turning to `yaw` on the way, then straight down to it."""
+        over = np.array([position[0], position[1], height])
+        return self._move_hand(hand, over, yaw, pitch, duration, straight=False, keep_height=True) \
             and self._move_hand(hand, position, yaw, pitch, OVER_DOWN_S, straight=True)
 
     def _sweep_height(self, held: list[str], here: np.ndarray, position: np.ndarray) -> float | None:
