@@ -519,3 +519,19 @@ def test_every_body_on_a_free_standing_top_starts_within_the_hands_reach(scene_i
     assert fronts
     far = {n: round(f, 3) for n, f in fronts.items() if f > REACH_FAR + INNER_REACH - 0.05}
     assert not far, far
+
+
+def test_hand_room_script_reports_the_storage_bags_grip_share(tmp_path):
+    """scripts/hand_room.py on Cosmetics-9: the storage bag's 15 x 30 cm floor, where the palm goes
+    below its rim, leaves a grip point (0.15 - 2 x 0.05) x (0.30 - 2 x 0.12) = 0.05 x 0.06 m of it
+    with the hand between the walls (HAND_HALF 0.11 / 0.04 + HAND_ROOM 0.01): a share of 0.067."""
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, os.path.join(root, "scripts", "hand_room.py"), "--bench", str(tmp_path),
+                          "--scenes", "Cosmetics-9", "--json"], capture_output=True, text=True, check=True, cwd=root)
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    bag = figures["storage_bag"]
+    assert bag["n"] == 1 and bag["palm_below_rim_m"][0] > 0.05
+    assert bag["grip_share"][0] == pytest.approx(0.05 * 0.06 / (0.15 * 0.30), abs=2e-3)
