@@ -28,13 +28,15 @@ CAMERAS = ("head", "left", "right")
 PHYSICAL_FAILURES = ("execution_failed", "simulation_unstable", "deadline_exceeded", "cancelled")
 
 
-def run_episode(inst: TaskInstance, backend: Backend, render: bool, *, close: bool = True) -> dict[str, Any]:
-    """Run the oracle plan of `inst` on `backend` (closed afterwards unless `close` is False: a
-    SAPIEN backend kept open keeps its renderer warm for the next reset): per-step outcome,
-    agreement with the symbolic expectation, wall/physics/render seconds and Execution.info."""
+def run_episode(inst: TaskInstance, backend: Backend, render: bool, *, close: bool = True,
+                seed: int = 0) -> dict[str, Any]:
+    """Run the oracle plan of `inst` on `backend` from the start `seed` gives (closed afterwards
+    unless `close` is False: a SAPIEN backend kept open keeps its renderer warm for the next
+    reset): per-step outcome, agreement with the symbolic expectation, wall/physics/render
+    seconds and Execution.info."""
     episode = Episode(inst, backend)
     t0 = time.perf_counter()
-    episode.reset(0)
+    episode.reset(seed)
     build_s = time.perf_counter() - t0
     steps: list[dict[str, Any]] = []
     for action in oracle_actions(inst):
@@ -67,7 +69,7 @@ def run_episode(inst: TaskInstance, backend: Backend, render: bool, *, close: bo
                       "info": info, "failure": record.failure_type})
     if close:
         backend.close()
-    return {"instance": inst.id, "success": episode.success, "build_s": build_s, "steps": steps}
+    return {"instance": inst.id, "seed": seed, "success": episode.success, "build_s": build_s, "steps": steps}
 
 
 def print_episode(res: dict[str, Any], verbose: bool, extra: str = "") -> None:

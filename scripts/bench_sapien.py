@@ -15,7 +15,11 @@ compiled from seeds the benchmark does not use (cached in DIR/heldout/); --insta
 --identity runs no actions: G0 -> world -> G0 per scene with build, reconcile and render seconds.
 
 Usage: python scripts/bench_sapien.py [--episodes N | --scenes ID... | --heldout N --seed S |
-       --instances FILE...] [--mode physics|assisted] [--identity] [--bench DIR] [--no-render] [--json]
+       --instances FILE...] [--mode physics|assisted] [--starts K] [--identity] [--bench DIR] [--no-render] [--json]
+
+--starts K runs every episode from K start seeds (`jitter.py`: seed 0 is the layout as laid, the
+others nudge each loose object by up to 2 mm) and adds `success_by_start` and `start_dependent`
+(the episodes whose outcome changes with the start) to the figures.
 """
 
 from __future__ import annotations
@@ -51,13 +55,13 @@ def select(args: argparse.Namespace) -> tuple[list[TaskInstance], dict[str, str]
     return loaded.instances, loaded.failed
 
 
-def identity(backend: Backend, pool: list[TaskInstance], render: bool) -> dict[str, object]:
-    """G0 -> world -> G0 per scene (reset with its settle steps, then reconcile), build and
-    render seconds: the graph contract without actions."""
+def identity(backend: Backend, pool: list[TaskInstance], render: bool, starts: int = 1) -> dict[str, object]:
+    """G0 -> world -> G0 per scene and start seed (reset with its settle steps, then reconcile),
+    build and render seconds: the graph contract without actions."""
     rows = []
-    for inst in pool:
+    for inst, start in ((i, k) for i in pool for k in range(max(1, starts))):
         t0 = time.perf_counter()
-        backend.reset(inst.graph, seed=0)
+        backend.reset(inst.graph, seed=start)
         t1 = time.perf_counter()
         same = backend.reconcile(inst.graph) is inst.graph
         t2 = time.perf_counter()
@@ -65,7 +69,7 @@ def identity(backend: Backend, pool: list[TaskInstance], render: bool) -> dict[s
             backend.render()
         t3 = time.perf_counter()
         rows.append({"reset_s": t1 - t0, "reconcile_s": t2 - t1, "render_s": t3 - t2, "identity": same})
-        print(f"{inst.id:16s} identity={same!s:5s} reset {t1 - t0:.2f}s reconcile {t2 - t1:.3f}s "
+        print(f"{inst.id + (f'@{start}' if starts > 1 else ''):16s} identity={same!s:5s} reset {t1 - t0:.2f}s reconcile {t2 - t1:.3f}s "
               f"render {t3 - t2:.2f}s", flush=True)
     warm = rows[1:] or rows
     return {
@@ -88,6 +92,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1, metavar="S", help="first held-out scene seed (default 1)")
     ap.add_argument("--instances", nargs="*", help="instance files instead of the benchmark")
     ap.add_argument("--scenes", nargs="*", help="only these benchmark scene ids (e.g. Desk-1)")
+    ap.add_argument("--starts", type=int, default=1, metavar="K",
+                    help="run each episode from K start seeds 0..K-1 (seed 0: the layout as laid; others nudge "
+                         "every loose object by up to 2 mm) and report success per seed")
     ap.add_argument("--no-render", action="store_true", help="skip the three camera renders per action")
     ap.add_argument("--verbose", action="store_true", help="print every step with its skill message")
     ap.add_argument("--identity", action="store_true",
@@ -105,7 +112,7 @@ def main() -> int:
     pool = pool[: args.episodes or None]
     backend = SapienTabletopBackend(mode=args.mode)
     if args.identity:
-        figs_id = {"backend": "sapien", "mode": args.mode, **identity(backend, pool, not args.no_render)}
+        figs_id = {"backend": "sapien", "mode": args.mode, **identity(backend, pool, not args.no_render, args.starts)}
         backend.close()
         print(f"identity {figs_id['identity_rate']:.0%} of {figs_id['scenes']} scenes")
         if args.json:
@@ -114,16 +121,18 @@ def main() -> int:
     results = []
     crashed: dict[str, str] = {}  # an episode the backend raised out of: a failure, with its error
     for inst in pool:
-        t0 = time.perf_counter()
-        try:
-            res = run_episode(inst, backend, not args.no_render, close=False)
-        except RoboGraphError as exc:  # e.g. a reconcile that reads two bodies in one hand
-            crashed[inst.id] = f"{type(exc).__name__}: {exc}"
-            print(f"{inst.id:16s} success=False CRASHED {crashed[inst.id]}", flush=True)
-            continue
-        res["episode_s"] = time.perf_counter() - t0
-        results.append(res)
-        print_episode(res, args.verbose, f" episode {res['episode_s']:.1f}s")
+        for start in range(max(1, args.starts)):
+            t0 = time.perf_counter()
+            key = inst.id if args.starts <= 1 else f"{inst.id}@{start}"
+            try:
+                res = run_episode(inst, backend, not args.no_render, close=False, seed=start)
+            except RoboGraphError as exc:  # e.g. a reconcile that reads two bodies in one hand
+                crashed[key] = f"{type(exc).__name__}: {exc}"
+                print(f"{key:16s} success=False CRASHED {crashed[key]}", flush=True)
+                continue
+            res["episode_s"] = time.perf_counter() - t0
+            results.append(res)
+            print_episode(res, args.verbose, f" episode {res['episode_s']:.1f}s" + (f" start {start}" if args.starts > 1 else ""))
     backend.close()
     figs = figures(results, args.mode, bool(args.heldout), failed)
     # crashed episodes count as failed episodes (their steps are not in the step figures)
@@ -138,6 +147,17 @@ def main() -> int:
     figs["backend"] = "sapien"
     if args.heldout:
         figs["heldout_seed"] = args.seed
+    if args.starts > 1:  # success per start seed, and the episodes whose outcome depends on it
+        figs["starts"] = args.starts
+        figs["success_by_start"] = [sum(r["success"] for r in results if r["seed"] == k) / max(len(pool), 1)
+                                    for k in range(args.starts)]
+        outcome: dict[str, set[bool]] = {}
+        for r in results:
+            outcome.setdefault(r["instance"], set()).add(bool(r["success"]))
+        figs["start_dependent"] = sorted(i for i, seen in outcome.items() if len(seen) > 1)
+        print(f"success by start seed {', '.join(f'{x:.0%}' for x in figs['success_by_start'])}; "
+              f"outcome depends on the start in {len(figs['start_dependent'])} of {len(pool)}: "
+              f"{', '.join(figs['start_dependent'])}")
     print(f"[{figs['mode']}{', held-out' if figs['heldout'] else ''}] success rate {figs['success_rate']:.0%} "
           f"of {figs['episodes']}  graph agreement {figs['graph_agreement']:.1%} of "
           f"{figs['steps'] - figs['steps_not_executed']} executed steps  step success {figs['step_success_rate']:.1%}")

@@ -535,3 +535,41 @@ def test_hand_room_script_reports_the_storage_bags_grip_share(tmp_path):
     bag = figures["storage_bag"]
     assert bag["n"] == 1 and bag["palm_below_rim_m"][0] > 0.05
     assert bag["grip_share"][0] == pytest.approx(0.05 * 0.06 / (0.15 * 0.30), abs=2e-3)
+
+
+def test_a_start_seed_nudges_only_loose_objects_by_at_most_its_jitter_the_same_way_each_time():
+    """Seed 0 is the layout as laid; any other seed moves every loose object (not furniture, a
+    container or what holds something) by at most SEED_JITTER along x and y, never up or down,
+    the same for the same seed and differently for another."""
+    from robograph.graph import OBJECT
+    from robograph_backends.sapien_tabletop.hiding import solve_hiding
+    from robograph_backends.sapien_tabletop.jitter import SEED_JITTER, jittered
+
+    graph = _scene("Cosmetics-9").graph
+    lay = solve_hiding(graph)
+    assert jittered(graph, lay, 0) is lay
+    one, again, two = jittered(graph, lay, 1), jittered(graph, lay, 1), jittered(graph, lay, 2)
+    assert one.placements == again.placements
+    assert one.placements != two.placements
+    holders = {pl.parent for pl in lay.placements.values()}
+    moved = 0
+    for node, pl in lay.placements.items():
+        d = np.subtract(one.placements[node].centre, pl.centre)
+        loose = graph.nodes.get(node) is not None and graph.nodes[node].kind == OBJECT and pl.parent is not None \
+            and node not in holders and pl.app.articulation == "none"
+        if not loose:
+            assert not np.any(d), node
+            continue
+        assert d[2] == 0.0 and np.all(np.abs(d[:2]) <= SEED_JITTER + 1e-12), node
+        moved += bool(np.any(d))
+    assert moved >= 10
+
+
+@pytest.mark.slow
+def test_a_nudged_start_still_reads_back_as_the_graph_it_was_built_from(sapien_backend):
+    """G0 -> world -> G0 from start seed 3 (the bench's --starts): the nudges stay within the
+    packing's margins, so no relation changes (bench_sapien.py --identity --starts 3: all 171
+    of the 57 scenes' starts, session 24)."""
+    graph = _scene("Desk-12").graph
+    sapien_backend.reset(graph, seed=3)
+    assert sapien_backend.reconcile(graph) is graph

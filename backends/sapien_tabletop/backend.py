@@ -70,14 +70,16 @@ class SapienTabletopBackend:
         return self._world
 
     def reset(self, graph: SceneGraph, *, seed: int) -> None:
-        """Build the world for G0. The layout is deterministic; `seed` is kept for the protocol."""
-        self._build(graph)
+        """Build the world for G0: the layout as laid for seed 0, every loose object nudged by
+        at most `jitter.SEED_JITTER` for any other seed (the same nudges for the same seed)."""
+        self._build(graph, seed)
 
-    def _build(self, graph: SceneGraph) -> None:
+    def _build(self, graph: SceneGraph, seed: int = 0) -> None:
         from robograph_backends.sapien_tabletop.embodiment import SapienRobot, TabletopScene
+        from robograph_backends.sapien_tabletop.jitter import jittered
         from robograph_backends.sapien_tabletop.world import World
 
-        layout = solve_hiding(graph)
+        layout = jittered(graph, solve_hiding(graph), seed)
         # build before dropping the old world: while one scene lives, SAPIEN keeps its renderer
         # warm and a new scene's first pictures cost ~0.3 s instead of ~20 s
         world = World.build(graph, layout, dress=self.dress)
