@@ -82,16 +82,21 @@ def identity(backend: Backend, pool: list[TaskInstance], render: bool, starts: i
     }
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_selection(ap: argparse.ArgumentParser) -> None:
+    """The options `select` reads: which tabletop instances (also scripts/hand_room.py's)."""
     ap.add_argument("--episodes", type=int, default=0, help="episodes to run (default: every selected scene)")
-    ap.add_argument("--mode", choices=("physics", "assisted"), default="physics", help="execution mode")
     ap.add_argument("--bench", default="bench", metavar="DIR", help="compiled benchmark directory (default: bench)")
     ap.add_argument("--heldout", type=int, default=0, metavar="N",
                     help="N tabletop scenes compiled from seeds the benchmark does not use (see --seed)")
     ap.add_argument("--seed", type=int, default=1, metavar="S", help="first held-out scene seed (default 1)")
     ap.add_argument("--instances", nargs="*", help="instance files instead of the benchmark")
     ap.add_argument("--scenes", nargs="*", help="only these benchmark scene ids (e.g. Desk-1)")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    add_selection(ap)
+    ap.add_argument("--mode", choices=("physics", "assisted"), default="physics", help="execution mode")
     ap.add_argument("--starts", type=int, default=1, metavar="K",
                     help="run each episode from K start seeds 0..K-1 (seed 0: the layout as laid; others nudge "
                          "every loose object by up to 2 mm) and report success per seed")

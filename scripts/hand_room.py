@@ -24,7 +24,7 @@ import argparse
 import json
 from collections import defaultdict
 
-from bench_sapien import select
+from bench_sapien import add_selection, select
 
 from robograph.graph import INSIDE
 from robograph_backends.sapien_tabletop.embodiment import HAND_HALF, HAND_ROOM, PALM_CLEARANCE
@@ -46,13 +46,12 @@ def grip_share(inner: tuple[float, float]) -> float:
 def containers(inst) -> list[dict[str, object]]:
     """One row per non-drawer container of `inst`'s layout that holds something."""
     graph, lay = inst.graph, solve_hiding(inst.graph)
-    goal_inside = [str(f) for f in inst.goal if str(f).startswith("INSIDE(")]
     rows = []
     for node, pl in lay.placements.items():
         if not pl.container or pl.app.articulation == "drawer" or node not in graph.nodes:
             continue
         held = {c for c, e in graph.location.items() if e.dst == node and e.rel == INSIDE}
-        held |= {f[len("INSIDE("):].split(",")[0] for f in goal_inside if f.endswith(f", {node})")}
+        held |= {f.args[0] for f in inst.goal if f.pred == INSIDE and f.args[1] == node}
         heights = [lay.placements[c].size[2] for c in held if c in lay.placements]
         if not heights:
             continue
@@ -65,15 +64,11 @@ def containers(inst) -> list[dict[str, object]]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--bench", default="bench", help="compiled benchmark directory (default: bench)")
-    ap.add_argument("--heldout", type=int, default=0, help="N held-out tabletop scenes (see --seed)")
-    ap.add_argument("--seed", type=int, default=1, help="first held-out scene seed (default 1)")
-    ap.add_argument("--scenes", nargs="*", help="only these benchmark scene ids")
-    ap.add_argument("--instances", nargs="*", help="instance files instead of the benchmark")
-    ap.add_argument("--episodes", type=int, default=0, help=argparse.SUPPRESS)
+    add_selection(ap)
     ap.add_argument("--json", action="store_true", help="also print the rows per kind as one JSON line")
     args = ap.parse_args()
     pool, _failed = select(args)
+    pool = pool[: args.episodes or None]
     by_kind: dict[str, list[dict[str, object]]] = defaultdict(list)
     for inst in pool:
         for row in containers(inst):
