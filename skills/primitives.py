@@ -30,11 +30,11 @@ UP = np.array([0.0, 0.0, 1.0])  # an edge pinch's fingers close along world z
 PUSH_GAP = 0.02  # m off an edge the fingertips start a push from
 EDGE_TIP = 0.01  # m the fingertips reach past the grip point
 EDGE_LIFT_S = 2.0  # s an edge pinch (`Grasp.edge`) lifts in: in 0.5 s a 56 cm book slipped from it, in 1 s it turned 5 cm
-RELEASE_CLEARANCE = 0.02
+RELEASE_CLEARANCE = 0.02  # the fingers open this much wider than the object to let go (m)
 REAIM = 0.01  # m a held object may hang off where the release was aimed before the hand re-aims
 SEAT_CORRECTIONS = 2  # attach: re-measure the part's offset from its seat and correct this often
 SEAT_TOLERANCE = 0.004  # ... until it is this close (m)
-SEAT_PRESS = 0.004  # attach: the hand presses the part this far down onto its seat (m)  # the fingers open this much wider than the object to let go (m)
+SEAT_PRESS = 0.004  # attach: the hand presses the part this far down onto its seat (m)
 
 
 def _up(p: np.ndarray, dz: float) -> np.ndarray:
@@ -311,10 +311,21 @@ def attach(robot: Robot, scene: Scene, part: str, target: str, hand_of: Callable
         assists += (f"weld parts {part} {target}",)
     if not keep:
         robot.detach(hand)
+        _ease_off(robot, scene, part, hand)
         robot.gripper(hand, 1.0)
         robot.move_hand(hand, _up(robot.hand_position(hand), PREGRASP), yaw, duration=0.3)
     robot.carry(hand)
     return SkillResult(True, "", assists)
+
+
+def _ease_off(robot: Robot, scene: Scene, part: str, hand: str) -> None:
+    """Fingers back to the width they hold before they open. A fresh snap holds by its lock
+    alone; flung from a full squeeze to wide open, the fingers turned a lipstick stack just
+    joined on the vanity onto its side and off the front edge (Cosmetics-16)."""
+    across = robot.hand_yaw(hand) - scene.yaw(part)
+    hx, hy = (float(h) for h in scene.half_extents(part)[:2])
+    held = 2.0 * (abs(math.cos(across)) * hx + abs(math.sin(across)) * hy)
+    robot.gripper(hand, min(1.0, held / robot.max_opening))
 
 
 def _seat(scene: Scene, part: str, target: str) -> np.ndarray:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from robograph.graph import GRABBABLE, MOVABLE, Node
 from robograph_backends.appearance import (
     FACE_FRONT,
     FACE_UP,
@@ -16,7 +17,7 @@ from robograph_backends.appearance import (
     label_image,
     rotation,
 )
-from robograph_backends.mujoco_kitchen.catalog import load_catalog
+from robograph_backends.mujoco_kitchen.catalog import appearance, load_catalog
 
 
 def _catalog_objects() -> list[tuple[str, str, tuple[float, float, float], tuple[float, ...]]]:
@@ -143,3 +144,17 @@ def test_unlabelled_families_have_no_label():
 def test_bad_input_is_a_typed_error_naming_it(shape, half):
     with pytest.raises(AppearanceError, match="cone|positive"):
         describe("cup", "cup", shape, half, (1.0, 1.0, 1.0, 1.0))
+
+
+def test_a_node_sized_in_its_props_is_built_that_size_and_a_bad_size_or_colour_is_named():
+    """docs/benchmark.md: every node carries `props.size` for the scene builders; a hand-written
+    instance may size one node unlike its category (the compiler copies the catalog's)."""
+    grab = frozenset({GRABBABLE, MOVABLE})
+    catalog = load_catalog()["primer_bottle"]["size"]
+    assert appearance(Node("b", "bottle", "primer_bottle", affordances=grab)).size == tuple(catalog)
+    big = Node("b", "bottle", "primer_bottle", affordances=grab, props={"size": [0.05, 0.05, 0.2]})
+    assert appearance(big).size == (0.05, 0.05, 0.2)
+    for key, bad in (("size", [0.05, 0.05]), ("size", [0.05, -0.05, 0.2]), ("size", "tall"),
+                     ("rgba", [1.0, 0.0, 0.0]), ("rgba", [255, 0, 0, 255])):
+        with pytest.raises(AppearanceError, match=f"node b: props {key}"):
+            appearance(Node("b", "bottle", "primer_bottle", affordances=grab, props={key: bad}))

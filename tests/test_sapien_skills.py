@@ -66,6 +66,18 @@ def test_the_hand_turns_off_a_tall_neighbour_it_would_come_down_on(sapien_backen
     assert along >= HAND_HALF[0] + half or across >= HAND_HALF[1] + half
 
 
+def test_a_part_just_snapped_on_stays_where_it_was_joined(sapien_backend):
+    """Cosmetics-16's first action: a 6 cm lipstick body snapped on its 4 cm cap standing on
+    the vanity. Opened from a full squeeze to wide at once, the fingers turned the fresh stack
+    onto its side and off the vanity's front edge, and the graph read the lipstick nowhere."""
+    g = baseline_graph("Cosmetics-16")
+    sapien_backend.reset(g, seed=0)
+    cap = sapien_backend.world.position("lipstick_cap").copy()
+    g, _info = _run(sapien_backend, g, "attach(lipstick_body, lipstick_cap)")
+    assert g.attr("lipstick", "assembled") is True
+    assert np.linalg.norm((sapien_backend.world.position("lipstick_cap") - cap)[:2]) < 0.02
+
+
 @pytest.fixture(scope="module")
 def assisted():
     pytest.importorskip("sapien")

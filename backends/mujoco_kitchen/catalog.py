@@ -26,6 +26,7 @@ from robograph.graph import (
     Node,
 )
 from robograph.resources import AssetsNotFound, catalog_path
+from robograph_backends.appearance import AppearanceError
 from robograph_backends.mujoco_kitchen.tuning import MAX_GRASP_WIDTH
 
 ARTICULATIONS = ("none", "drawer", "hinged_door", "lid", "book_cover")
@@ -116,14 +117,33 @@ def _entry_appearance(entry: Mapping[str, Any], node: Node) -> Appearance:
     return Appearance((size[0], size[1], size[2]), (rgba[0], rgba[1], rgba[2], rgba[3]), geometry, articulation)
 
 
+def _prop_numbers(node: Node, key: str, count: int) -> tuple[float, ...]:
+    """`count` numbers from node.props[key]; anything else is the instance author's typo, named."""
+    value = (node.props or {})[key]
+    try:
+        numbers = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        numbers = ()
+    if len(numbers) != count:
+        raise AppearanceError(f"node {node.id}: props {key} must be {count} numbers, got {value!r}")
+    return numbers
+
+
 def appearance(node: Node, catalog: Mapping[str, Mapping[str, Any]] | None = None) -> Appearance:
     """The node's physical appearance; node.props may override `size`/`rgba` per node."""
     cat = load_catalog() if catalog is None else catalog
     entry = cat.get(node.category)
     app = _entry_appearance(entry, node) if entry is not None else _heuristic(node)
     props = node.props or {}
+    if "size" in props:  # a hand-written instance may size one node unlike its category
+        z = _prop_numbers(node, "size", 3)
+        if min(z) <= 0.0:
+            raise AppearanceError(f"node {node.id}: props size must be positive metres, got {props['size']!r}")
+        app = Appearance((z[0], z[1], z[2]), app.rgba, app.geometry, app.articulation)
     if "rgba" in props:
-        r = tuple(float(v) for v in props["rgba"])
+        r = _prop_numbers(node, "rgba", 4)
+        if not all(0.0 <= v <= 1.0 for v in r):
+            raise AppearanceError(f"node {node.id}: props rgba must lie in [0, 1], got {props['rgba']!r}")
         app = Appearance(app.size, (r[0], r[1], r[2], r[3]), app.geometry, app.articulation)
     if node.has(OPENABLE) and app.articulation == "none":
         app = Appearance(app.size, app.rgba, app.geometry,
