@@ -78,6 +78,28 @@ def test_a_part_just_snapped_on_stays_where_it_was_joined(sapien_backend):
     assert np.linalg.norm((sapien_backend.world.position("lipstick_cap") - cap)[:2]) < 0.02
 
 
+def test_a_round_part_is_seated_in_a_corner_with_the_fingers_square_to_the_walls(sapien_backend):
+    """Desk-7: the pen barrel (a 6.2 cm puck) put into the pencil case lies in its corner, flush
+    with the end wall and 9 mm from the front one; its cap is brought onto it from drawer_2.
+    Neither the held way nor a quarter turn from it kept a finger off a wall: the finger came
+    down on the case, pushed it and the barrel 3 cm, and the cap stood 2 cm off centre. A round
+    part is seated any way round, so the hand turns square to the case's walls, fingers front
+    to back, and the cap snaps on inside the case. (The front finger, in the 9 mm left beside
+    the wall, still pushes the case 2-3 cm on the desk: the put left no room to seat from.)"""
+    from robograph.graph import INSIDE
+
+    g = baseline_graph("Desk-7")
+    sapien_backend.reset(g, seed=0)
+    for text in ("move_aside(notebook_2)", "move_aside(laptop)", "grab(notebook)", "puton(notebook, shelf_slot_1)",
+                 "press(desk_lamp)", "open(trash_bin)", "grab(note_card)", "putin(note_card, trash_bin)",
+                 "close(trash_bin)", "open(pencil_case)", "grab(pen_barrel)", "putin(pen_barrel, pencil_case)",
+                 "open(drawer_2)"):
+        g, _info = _run(sapien_backend, g, text)
+    g, _info = _run(sapien_backend, g, "attach(pen_cap, pen_barrel)")
+    assert g.attr("fountain_pen", "assembled") is True
+    assert g.location["fountain_pen"].rel == INSIDE and g.location["fountain_pen"].dst == "pencil_case"
+
+
 @pytest.fixture(scope="module")
 def assisted():
     pytest.importorskip("sapien")

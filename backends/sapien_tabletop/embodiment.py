@@ -81,7 +81,8 @@ FINGER_ROOM = 0.025  # m kept beside what the fingers set down in a container, a
 DRAWER_SIDE_ROOM = 0.017  # ... from a drawer's side walls: the finger's 1.3 cm and 4 mm
 FINGER_HALF_WIDTH = 0.01  # m: half a Panda finger's width, across the closing axis
 SQUARE = 0.002  # m: a footprint whose half sides differ less than this is seated either way round
-SEAT_TURN_GAIN = 0.005  # m more finger room for which `seat_yaw` turns the hand a quarter
+SEAT_TURN_GAIN = 0.005  # m more finger room for which `seat_yaw` turns the hand
+SEAT_YAWS = 12  # hand yaws (every 15 deg over a half turn) `seat_yaw` weighs for a round part
 WALL_CLEAR = 0.03  # m: an object taken out of a container is lifted this far clear of its walls
 CROSS_MARGIN = 0.15  # m: a target this close to the other arm's base line makes that arm turn aside
 TUCK_TURN = 1.2  # rad the other arm's first joint turns out to its side
@@ -1257,20 +1258,31 @@ class TabletopScene:
         return float(self.world.buttons[node].get_qpos()[-1]) >= BUTTON_DEPTH / 2
 
     def seat_yaw(self, part: str, target: str, yaw: float) -> float:
-        """`yaw`, or a quarter turn from it where the fingers closing along it would come down
-        nearer a wall or a neighbour of `target` than FINGER_ROOM and the other way gives
-        SEAT_TURN_GAIN more room: only where both parts are square about z (seated either way
-        round). Without the gain, the hand turned for 1.4 mm on Desk-14's highlighter and pushed
-        the pencil case 4.5 deg round, which lost the episode three actions later. A pen barrel
-        brought onto its cap, 2 mm from a pencil case's side wall, with the fingers closing
-        toward that wall put a finger on the wall and stopped 2 cm off centre (Desk-2)."""
-        if any(abs(float(h[0] - h[1])) >= SQUARE for h in (self.half_extents(part), self.half_extents(target))):
+        """`yaw`, or the hand turned where the fingers closing along it would come down nearer a
+        wall or a neighbour of `target` than FINGER_ROOM and another way gives SEAT_TURN_GAIN
+        more room: a quarter turn where both parts are square about z (seated either way
+        round), any of SEAT_YAWS where the part is round (seated any way round). Without the
+        gain, the hand turned for 1.4 mm on Desk-14's highlighter and pushed the pencil case
+        4.5 deg round, which lost the episode three actions later. A pen barrel brought onto
+        its cap, 2 mm from a pencil case's side wall, with the fingers closing toward that wall
+        put a finger on the wall and stopped 2 cm off centre (Desk-2); a pen cap brought onto
+        its barrel in a pencil case's corner, flush with its end wall and 9 mm from its front,
+        had no quarter turn clear of both and pushed the case 3 cm (Desk-7)."""
+        round_part = self.world.layout.placements[part].app.geometry in ("cylinder", "sphere")
+        if not round_part and any(abs(float(h[0] - h[1])) >= SQUARE
+                                  for h in (self.half_extents(part), self.half_extents(target))):
             return yaw  # not square: seated one way round only (and no bodies measured for it)
         gap = self._finger_gap(part, target, yaw)
         if gap >= FINGER_ROOM:
             return yaw
-        turned = yaw + math.pi / 2
-        return turned if self._finger_gap(part, target, turned) > gap + SEAT_TURN_GAIN else yaw
+        turns = [yaw + math.pi / 2]
+        loc = self.graph.location.get(target) if self.graph is not None else None
+        if round_part and loc is not None and loc.dst in self.world.layout.regions:
+            # square to the walls of what the target stands in, and every SEAT_YAWS-th of a half turn from there
+            walls = float(yaw_of(floor_frame(self.world, loc.dst)[0][:3, :3]))
+            turns += [walls + math.pi * k / SEAT_YAWS for k in range(SEAT_YAWS)]
+        best = max(turns, key=lambda y: self._finger_gap(part, target, y))
+        return best if self._finger_gap(part, target, best) > gap + SEAT_TURN_GAIN else yaw
 
     def _finger_gap(self, part: str, target: str, yaw: float) -> float:
         """Free distance (m) beside the footprint of `part` seated on `target` (the larger of
