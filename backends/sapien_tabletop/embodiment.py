@@ -820,6 +820,12 @@ class TabletopScene:
         loc = self.graph.location.get(node) if self.graph is not None else None
         return loc.dst if loc is not None and loc.rel == INSIDE else None
 
+    def _region_now(self, node: str) -> str | None:
+        """The layout region (a support or a container's floor) `node` stands in or on in the
+        current graph, or None (held, or somewhere the layout has no region)."""
+        loc = self.graph.location.get(node) if self.graph is not None else None
+        return loc.dst if loc is not None and loc.dst in self.world.layout.regions else None
+
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
         """Whether the hand's footprint (HAND_HALF along and across its closing axis, at the
         grip point) lies within the walls of the container holding `node`: then the palm may go
@@ -868,9 +874,7 @@ class TabletopScene:
             return []
         T = body_pose(self.world, node)
         h = half_of(self.world, node)
-        loc = self.graph.location.get(node) if self.graph is not None else None
-        support = self.world.layout.regions[loc.dst if loc is not None and loc.dst in self.world.layout.regions
-                                            else pl.parent]
+        support = self.world.layout.regions[self._region_now(node) or pl.parent]
         front = T[:3, :3] @ np.array([-h[0], 0.0, 0.0]) + T[:3, 3]
         if holding_hand(self.world, node) is None \
                 and float(support.centre[0] - support.half[0] - front[0]) < EDGE_DEPTH + EDGE_CLEAR:
@@ -1276,24 +1280,25 @@ class TabletopScene:
         if gap >= FINGER_ROOM:
             return yaw
         turns = [yaw + math.pi / 2]
-        loc = self.graph.location.get(target) if self.graph is not None else None
-        if round_part and loc is not None and loc.dst in self.world.layout.regions:
+        region = self._region_now(target)
+        if round_part and region is not None:
             # square to the walls of what the target stands in, and every SEAT_YAWS-th of a half turn from there
-            walls = float(yaw_of(floor_frame(self.world, loc.dst)[0][:3, :3]))
+            walls = float(yaw_of(floor_frame(self.world, region)[0][:3, :3]))
             turns += [walls + math.pi * k / SEAT_YAWS for k in range(SEAT_YAWS)]
-        best = max(turns, key=lambda y: self._finger_gap(part, target, y))
-        return best if self._finger_gap(part, target, best) > gap + SEAT_TURN_GAIN else yaw
+        gaps = {turn: self._finger_gap(part, target, turn) for turn in turns}
+        best = max(gaps, key=gaps.__getitem__)
+        return best if gaps[best] > gap + SEAT_TURN_GAIN else yaw
 
     def _finger_gap(self, part: str, target: str, yaw: float) -> float:
         """Free distance (m) beside the footprint of `part` seated on `target` (the larger of
         the two along each axis) along the closing axis `yaw`, the lesser of its two sides,
         within a finger's width across: to the walls of the region `target` stands in and to
         every other body there; inf where it stands nowhere (held)."""
-        loc = self.graph.location.get(target) if self.graph is not None else None
-        if loc is None or loc.dst not in self.world.layout.regions:
+        where = self._region_now(target)
+        if where is None:
             return math.inf
-        F, region = floor_frame(self.world, loc.dst)
-        walled = self.world.layout.placements[loc.dst].container
+        F, region = floor_frame(self.world, where)
+        walled = self.world.layout.placements[where].container
         centre, half = aligned_box(self.world, target)
         t = to_local(F, centre)[:2]
         h = np.maximum(np.abs(F[:3, :3].T) @ half, np.abs(F[:3, :3].T) @ aligned_box(self.world, part)[1])[:2]
@@ -1301,7 +1306,7 @@ class TabletopScene:
         u /= float(np.linalg.norm(u))
         v = np.array([-u[1], u[0]])
         reach, width = float(np.abs(u) @ h), float(np.abs(v) @ h) + FINGER_HALF_WIDTH
-        others = occupants(self.world, loc.dst, F, float(2 * half[2]) + WALL, skip={part, target})
+        others = occupants(self.world, where, F, float(2 * half[2]) + WALL, skip={part, target})
         if walled:  # the walls stand between the fingers and what is outside them
             others = [b for b in others if np.all(np.abs(b.centre) <= np.asarray(region.half))]
         gaps = []
