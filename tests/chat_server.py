@@ -68,6 +68,19 @@ class Server:
             def log_message(self, *args: object) -> None:
                 pass
 
+            def end_headers(self) -> None:
+                # A request stops counting as in flight before its reply can reach the client:
+                # counted after the body is written, a client that got its reply and sent the
+                # next request could be seen with one more in flight than it ever had.
+                self._done()
+                super().end_headers()
+
+            def _done(self) -> None:
+                with owner.lock:
+                    if getattr(self, "_counted", False):
+                        owner.in_flight -= 1
+                        self._counted = False
+
             def do_POST(self) -> None:  # noqa: N802 - http.server API
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length))
@@ -76,13 +89,13 @@ class Server:
                     owner.headers.append({k.lower(): v for k, v in self.headers.items()})
                     owner.in_flight += 1
                     owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
+                    self._counted = True
                     step = owner.script.pop(0) if owner.script else completion("{}")
                 assert self.path == "/v1/chat/completions"
                 try:
                     step(self, body)
                 finally:
-                    with owner.lock:
-                        owner.in_flight -= 1
+                    self._done()
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
