@@ -65,6 +65,8 @@ class Server:
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
+            _counted = False  # this handler's request is counted in `owner.in_flight`
+
             def log_message(self, *args: object) -> None:
                 pass
 
@@ -77,7 +79,7 @@ class Server:
 
             def _done(self) -> None:
                 with owner.lock:
-                    if getattr(self, "_counted", False):
+                    if self._counted:
                         owner.in_flight -= 1
                         self._counted = False
 

@@ -18,7 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from robograph.graph import FURNITURE, GRABBABLE, INSIDE, OBJECT, ON, SceneGraph
+from robograph.graph import FURNITURE, GRABBABLE, INSIDE, OBJECT, ON, Edge, SceneGraph
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.hiding import covers
@@ -685,7 +685,7 @@ class TabletopScene:
         it started (an assembled whole: where its lowest part did). By where it started only,
         the palm of a hand taking cotton pads put from a drawer into an organizer was kept over
         the drawer's walls, not the organizer's (Cosmetics-1)."""
-        loc = self.graph.location.get(node) if self.graph is not None else None
+        loc = self._location_now(node)
         if loc is not None and loc.rel in (INSIDE, ON):
             return loc.dst if loc.dst in self.world.layout.placements else None
         if node not in self.world.layout.placements:  # an assembled whole stands where its parts do
@@ -823,16 +823,20 @@ class TabletopScene:
         where = self.world.layout.placements.get(box) if box is not None else None
         return where is not None and where.app.articulation == "drawer"
 
+    def _location_now(self, node: str) -> Edge | None:
+        """`node`'s location edge in the current graph (None before a graph is given)."""
+        return self.graph.location.get(node) if self.graph is not None else None
+
     def _inside_now(self, node: str) -> str | None:
         """The container `node` lies INSIDE in the current graph (the layout's parent is where
         it started), or None."""
-        loc = self.graph.location.get(node) if self.graph is not None else None
+        loc = self._location_now(node)
         return loc.dst if loc is not None and loc.rel == INSIDE else None
 
     def _region_now(self, node: str) -> str | None:
         """The layout region (a support or a container's floor) `node` stands in or on in the
         current graph, or None (held, or somewhere the layout has no region)."""
-        loc = self.graph.location.get(node) if self.graph is not None else None
+        loc = self._location_now(node)
         return loc.dst if loc is not None and loc.dst in self.world.layout.regions else None
 
     def _hand_fits_inside(self, node: str, grip: np.ndarray, yaw: float) -> bool:
