@@ -116,6 +116,24 @@ def test_a_blocker_is_set_aside_where_it_hides_nothing_even_come_to_rest_off_its
     assert not [e for e in g.edges_of(OCCLUDES) if e.src == "cereal_box" and e.dst == "candle_holder"]
 
 
+def test_a_put_into_a_mini_fridge_goes_first_where_the_palm_comes_down_clear_of_taller_neighbours(sapien_backend):
+    """Fridge-T3: the pickle jar, held with the hand lying along y (11 cm each side of its
+    grip), was set down 9 cm beside a 24 cm milk carton on the mini fridge's shelf: the palm
+    came down on the carton, the hand stopped 8 cm short of its release point and let the jar
+    drop (later the mayonnaise did the same, fell and rolled off the shelf). Spots where the
+    palm comes down clear of what stands taller come first (in a chest: `_place_in_chest`)."""
+    g = baseline_graph("Fridge-T3")
+    sapien_backend.reset(g, seed=0)
+    for text in ("move_aside(paper_towel_roll_2)", "move_aside(paper_towel_roll)", "open(fridge)",
+                 "grab(yogurt_cup)", "puton(yogurt_cup, fridge_shelf)", "grab(salad_dressing)",
+                 "putin(salad_dressing, door_bin)", "grab(pickle_jar)"):
+        g, _info = _run(sapien_backend, g, text)
+    carton = sapien_backend.world.position("milk_carton").copy()
+    g, _info = _run(sapien_backend, g, "puton(pickle_jar, fridge_shelf)")
+    assert not [f for f in sapien_backend.robot.failures if "short" in f]
+    assert np.linalg.norm(sapien_backend.world.position("milk_carton") - carton) < 1e-3
+
+
 @pytest.fixture(scope="module")
 def assisted():
     pytest.importorskip("sapien")

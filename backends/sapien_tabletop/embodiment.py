@@ -1130,7 +1130,13 @@ class TabletopScene:
         door bin, Fridge-T). Each spot says the hand's yaw. In front of the chest's raised lid
         where that leaves a spot (`_before_lid`): the lid of a mini fridge stays at 75 deg (past
         vertical its tab is out of reach), and a hand 11 cm along x over the back of its shelf
-        met it on the way in, its wrist 35 cm over the shelf (Fridge-T7)."""
+        met it on the way in, its wrist 35 cm over the shelf (Fridge-T7). Within each of
+        those, where the palm comes down clear of what stands taller first (`_palm_lands`):
+        the hand, lying along y 11 cm each side of a pickle jar's grip, came down on a milk
+        carton 9 cm beside the spot, stopped 8 cm short and let go; the mayonnaise after it
+        did the same, fell and rolled 18 cm to the shelf's back (Fridge-T3). Only here: on
+        open tops and in boxes the spots it put first went behind tall neighbours, where
+        what was set down read hidden (Cosmetics-1, -16)."""
         lids = [(floor_frame(self.world, c)[0], edge) for c in chests if (edge := self._lid_edge(c)) is not None]
         ways = _held_then_turned(half, self._held_yaw(node))
         for lid_kept in (True, False) if lids else (False,):  # in front of the lids first, then anywhere
@@ -1145,6 +1151,9 @@ class TabletopScene:
                     # 16 cm under the grip swept into a mini fridge's front wall and fell off the counter)
                     top = max(float(floor_frame(self.world, c)[0][2, 3] + self.world.layout.regions[c].height)
                               for c in chests)
+                    lands = self._palm_lands(node)
+                    if lands is not None:  # the palm clear of what stands taller first
+                        spots = sorted(spots, key=lambda p, y=yaw: lands(p, y))
                     return [Placement(p, False, target, rim=rim, yaw=yaw,
                                       approach=max(APPROACH, top + CHEST_CLEAR - float(p[2] - h[2])))
                             for p in spots]
@@ -1153,12 +1162,31 @@ class TabletopScene:
     def _held_yaw(self, node: str) -> float:
         """The hand yaw that sets `node` (an assembly: by one of its parts) down as built
         (`held_upright_yaw`'s), or its grasp's."""
-        bodies = (node,) if node in self.world.bodies else self.world.parts.get(node, ())
-        hand = next((h for h in (hand_holding(self.world, b) for b in bodies) if h is not None), None)
+        hand = self._hand_on(node)
         if hand is None:
             return self.grasp(node).yaw
         closing = self.world.grip_pose(hand)[:3, 1]
         return upright_yaw(math.atan2(float(closing[1]), float(closing[0])), self.yaw(node))
+
+    def _hand_on(self, node: str) -> str | None:
+        """The hand holding `node` (an assembled whole: one of its parts), or None."""
+        bodies = (node,) if node in self.world.bodies else self.world.parts.get(node, ())
+        return next((h for h in (hand_holding(self.world, b) for b in bodies) if h is not None), None)
+
+    def _palm_lands(self, node: str) -> Callable[[np.ndarray, float], bool] | None:
+        """Whether the palm of the hand holding `node`, setting it down at a spot with a yaw,
+        comes down on something standing taller (`_over_palm`, `_palm_overlap`); None where no
+        hand holds it."""
+        hand = self._hand_on(node)
+        if hand is None:
+            return None
+        grip = self.world.grip_pose(hand)[:3, 3] - self.center(node)  # the grip from the object's centre
+
+        def lands(spot: np.ndarray, yaw: float) -> bool:
+            at = np.asarray(spot, dtype=float) + grip
+            return _palm_overlap(self._over_palm(node, at), at, yaw) > 0.0
+
+        return lands
 
     def _flat_shift(self, node: str) -> tuple[np.ndarray, float]:
         """For a book held by its front wall (it hangs steeply from the pinch): the shift of the
