@@ -12,7 +12,7 @@ import pytest
 from compiled_scenes import baseline_graph, baseline_instance
 
 from robograph.actions import Action, effects
-from robograph.graph import SceneGraph
+from robograph.graph import OCCLUDES, SceneGraph
 from robograph.rewrite import apply_all, diff
 
 pytestmark = pytest.mark.slow
@@ -106,8 +106,6 @@ def test_a_blocker_is_set_aside_where_it_hides_nothing_even_come_to_rest_off_its
     aside spot left a candle holder 20 % covered as aimed, but the box came to rest 3.3 cm
     nearer it, 80 % over it, and the graph read a new OCCLUDES and the box not aside. Aside
     spots are now judged also ASIDE_SETTLE toward each neighbour."""
-    from robograph.graph import OCCLUDES
-
     g = baseline_graph("Dining-9")
     sapien_backend.reset(g, seed=0)
     for text in ("move_aside(flower_vase)", "move_aside(cereal_box_2)", "move_aside(cereal_box)"):

@@ -788,11 +788,17 @@ class TabletopScene:
             return None
         return grip + best * along
 
-    def _over_palm(self, node: str, grip: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Aligned boxes (`aligned_box`) of the other objects standing higher than the palm's
-        lowest point at `grip`: not `node`'s parts, what holds it (where it started and now)
-        nor what a hand holds."""
+    def _over_palm(self, node: str, grip: np.ndarray,
+                   around: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Aligned boxes of the objects round `node` (`_palm_neighbours`, or `around` where
+        already measured) standing higher than the palm's lowest point at `grip`."""
         palm = float(grip[2]) + PALM_CLEARANCE
+        return [(c, h) for c, h in (self._palm_neighbours(node) if around is None else around)
+                if float(c[2] + h[2]) > palm]
+
+    def _palm_neighbours(self, node: str) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Aligned boxes (`aligned_box`) of the other objects: not `node`'s parts, what holds it
+        (where it started and now) nor what a hand holds."""
         skip = {node, *self.world.parts.get(node, ()), *ancestors(self.world, node), *_held_by_fingers(self.world)}
         here = node
         while self.graph is not None and (loc := self.graph.location.get(here)) is not None:
@@ -803,9 +809,7 @@ class TabletopScene:
             n = self.world.graph_nodes.get(other)
             if other in skip or n is None or n.kind != OBJECT:
                 continue
-            c, h = aligned_box(self.world, other)
-            if float(c[2] + h[2]) > palm:
-                boxes.append((c, h))
+            boxes.append(aligned_box(self.world, other))
         return boxes
 
     def _along_rail(self, node: str) -> bool:
@@ -1181,10 +1185,11 @@ class TabletopScene:
         if hand is None:
             return None
         grip = self.world.grip_pose(hand)[:3, 3] - self.center(node)  # the grip from the object's centre
+        around = self._palm_neighbours(node)  # measured once for every spot
 
         def lands(spot: np.ndarray, yaw: float) -> bool:
             at = np.asarray(spot, dtype=float) + grip
-            return _palm_overlap(self._over_palm(node, at), at, yaw) > 0.0
+            return _palm_overlap(self._over_palm(node, at, around), at, yaw) > 0.0
 
         return lands
 
