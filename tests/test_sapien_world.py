@@ -131,7 +131,7 @@ def test_desk_layout_keeps_the_book_and_the_lower_drawer_within_reach():
 def test_backend_renders_three_frames_whose_models_and_depth_agree_with_the_scene():
     pytest.importorskip("sapien")
     from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
-    from robograph_backends.sapien_tabletop.cameras import HEIGHT, WIDTH, head_model
+    from robograph_backends.sapien_tabletop.cameras import HEIGHT, WIDTH, head_model, head_pitch
 
     graph = _scene("Dining-3").graph
     backend = SapienTabletopBackend()
@@ -142,24 +142,56 @@ def test_backend_renders_three_frames_whose_models_and_depth_agree_with_the_scen
         assert f.image.shape == (HEIGHT, WIDTH, 3) and f.image.dtype == np.uint8
         assert f.image.std() > 5  # not a blank frame
     head = frames["head"]
-    # the model declared before any world existed is the one SAPIEN rendered with
-    assert np.allclose(head.model.T_world_cam, head_model().T_world_cam, atol=1e-5)
-    # the table-top centre projects into the image where the depth image says it lies
     lay = backend.world.layout
     table = lay.placements[lay.table]
     top = np.asarray(table.centre) + [0.0, 0.0, table.size[2] / 2]
+    # the model computed from the layout and the base's place is the one SAPIEN rendered with
+    assert np.allclose(head.model.T_world_cam, head_model(0.0, head_pitch(lay.robot_x, top[2])).T_world_cam, atol=1e-5)
+    # the table-top centre projects into the image where the depth image says it lies
     px, depth = head.model.project(top[None, :])
     u, v = int(px[0, 0]), int(px[0, 1])
     assert depth[0] > 0 and 0 <= u < WIDTH and 0 <= v < HEIGHT
     labels = backend.world.node_labels()
-    seen = {labels[k] for k in np.unique(head.segmentation) if k >= 0}
-    assert lay.table in seen
-    # table pixels, lifted back to 3-D with the depth image and the model, lie on the table:
-    # none above its top, most on it (the rest are its front face)
-    vs, us = np.nonzero(head.segmentation == labels.index(lay.table))
-    pts = head.model.deproject(np.stack([us + 0.5, vs + 0.5], axis=1), head.depth[vs, us])
-    assert np.all(pts[:, 2] <= top[2] + 0.01)
-    assert np.mean(np.abs(pts[:, 2] - top[2]) < 0.01) > 0.5
+    for f in frames.values():  # the wrist cameras' models too (mounted 5 cm behind the palm, turned)
+        assert lay.table in {labels[k] for k in np.unique(f.segmentation) if k >= 0}, f.camera
+        # table pixels, lifted back to 3-D with the depth image and the model, lie on the
+        # table: none above its top, most on it (the rest are its front face)
+        vs, us = np.nonzero(f.segmentation == labels.index(lay.table))
+        pts = f.model.deproject(np.stack([us + 0.5, vs + 0.5], axis=1), f.depth[vs, us])
+        assert np.all(pts[:, 2] <= top[2] + 0.01), f.camera
+        assert np.mean(np.abs(pts[:, 2] - top[2]) < 0.01) > 0.5, f.camera
+    backend.close()
+
+
+@pytest.mark.slow
+def test_the_head_camera_rides_the_rail_and_frames_a_play_mat_on_the_floor():
+    """The head is mounted on the arms' base and aimed at the top it stands at (`head_pitch`):
+    a toy in the play mat's first row in front of the arms, and a toy 2.4 m along the mat once
+    the base has driven to work at it, are both in its image. Fixed at the rail's start and
+    pitched for a desk, the first row lay under the image's bottom edge and the far toy out of
+    the image."""
+    pytest.importorskip("sapien")
+    from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
+
+    backend = SapienTabletopBackend()
+    backend.reset(_scene("Toy-A2").graph, seed=0)
+    world = backend.world
+    labels = world.node_labels()
+    front, far = "toy_xylophone", "building_block"  # 0.35 m ahead of the arms at y 0.03 and y 2.4
+    assert abs(world.position(front)[1]) < 0.1 and world.position(far)[1] > 2.0
+
+    def in_head(node: str) -> bool:
+        head = next(f for f in backend.render(["head"]))
+        return labels.index(node) in np.unique(head.segmentation)
+
+    assert in_head(front) and not in_head(far)
+    # the base drives to straight in front of it (between the arms, which hide what is straight
+    # ahead of either shoulder)
+    assert backend.robot.drive_base((world.layout.robot_x, float(world.position(far)[1]), 0.0, 0.0))
+    assert in_head(far)
+    head = next(f for f in backend.render(["head"]))
+    base_y = float(np.mean([r.get_root_pose().p[1] for r in world.robots.values()]))
+    assert abs(head.model.T_world_cam[1, 3] - base_y) < 1e-5  # over the base, wherever it stands
     backend.close()
 
 

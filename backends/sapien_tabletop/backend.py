@@ -32,7 +32,7 @@ from robograph.failures import ActionFailure, FailureType
 from robograph.graph import SceneGraph
 from robograph.registry import BackendOptionError
 from robograph.rewrite import Rewrite
-from robograph_backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH, head_model
+from robograph_backends.sapien_tabletop.cameras import CAMERAS, HEIGHT, WIDTH
 from robograph_backends.sapien_tabletop.errors import SapienBackendError
 from robograph_backends.sapien_tabletop.hiding import solve_hiding
 
@@ -60,7 +60,7 @@ class SapienTabletopBackend:
         self.scene: Any = None
         self.last_info: dict[str, Any] = {}
         self.capabilities = Capabilities(
-            cameras=tuple(CameraSpec(c, WIDTH, HEIGHT, head_model() if c == "head" else None) for c in CAMERAS),
+            cameras=tuple(CameraSpec(c, WIDTH, HEIGHT) for c in CAMERAS),  # poses known once a world is built (on the base)
             realizes=ALL_REWRITE_KINDS, modes=EXECUTION_MODES, mode=mode, deadlines=True)
 
     @property

@@ -1,8 +1,10 @@
-"""The tabletop camera rig (pure): a fixed head camera over the robot's side of the table and a
+"""The tabletop camera rig (pure): a head camera on the arms' base, riding the rail with it, and a
 camera on each Panda's hand, 320x240 like RoboTwin's D435 layout, and the conversion of a SAPIEN
 camera pose into the project's `CameraModel` (OpenCV convention)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -12,17 +14,19 @@ from robograph_calibration.camera import CameraModel
 WIDTH, HEIGHT = 320, 240
 HEAD_FOVY = 60.0  # degrees
 WRIST_FOVY = 70.0
-HEAD_POSITION = (-0.95, 0.0, 1.55)  # m, behind the arms' bases, looking along +x
-HEAD_PITCH = 0.6  # rad below the horizon
+HEAD_POSITION = (-0.95, 0.0, 1.55)  # m, behind the arms' bases, looking along +x (y: the base's, on the rail)
+HEAD_AIM = 0.49  # m ahead of the arms' base line the head's optical axis meets the top: the middle
+# of the band the layout packs into (layout.REACH_NEAR .. REACH_FAR)
 CAMERAS = ("head", "left", "right")
 
 
 def head_viewpoint(y: float) -> np.ndarray:
-    """Where occlusion is judged from (m, world): the head camera moved along the base rail to
-    `y`, straight in front of the object looked at, as the base drives to work there (the
-    MuJoCo kitchen judges from the robot's work pose in front of the furniture too). Why not the
-    fixed head pose: a sideboard beside the table, or the ends of a 1.8 m counter, lie outside
-    or at the edge of its image, where no occlusion can be judged."""
+    """Where the head camera stands with the arms' base at `y` on the rail (m, world), and where
+    occlusion is judged from: with `y` straight in front of the object looked at, as the base
+    drives to work there (the MuJoCo kitchen judges from the robot's work pose in front of the
+    furniture too). Why not the base's present place: a sideboard beside the table, or the ends
+    of a 1.8 m counter, lie outside or at the edge of its image, where no occlusion can be
+    judged."""
     return np.array([HEAD_POSITION[0], float(y), HEAD_POSITION[2]])
 
 
@@ -37,9 +41,18 @@ def model_from_sapien(T_world_entity: np.ndarray, fovy_deg: float) -> CameraMode
     return CameraModel.from_convention(WIDTH, HEIGHT, fovy_deg, T[:3, 3], T[:3, :3], "sapien")
 
 
-def head_model() -> CameraModel:
-    """The head camera's model, known before any world exists (the head does not move)."""
+def head_pitch(robot_x: float, top_z: float) -> float:
+    """Radians below the horizon that aim the head at the top's surface (`top_z`, m) HEAD_AIM
+    ahead of the arms' base line (`robot_x`). Why not one pitch for every top: the 0.6 rad that
+    frames a 75 cm desk put a play mat on the floor, 1.5 m below the head, in the image's bottom
+    strip, and its first row of toys, 0.35 m ahead of the arms, under the image's edge."""
+    return math.atan2(HEAD_POSITION[2] - top_z, robot_x + HEAD_AIM - HEAD_POSITION[0])
+
+
+def head_model(base_y: float, pitch: float) -> CameraModel:
+    """The head camera's model with the arms' base at `base_y` on the rail (the world's head
+    camera is mounted on the base: `World.camera_model` reads the same pose from SAPIEN)."""
     T = np.eye(4)
-    T[:3, :3] = mat_from_quat(quat_pitch(HEAD_PITCH))
-    T[:3, 3] = HEAD_POSITION
+    T[:3, :3] = mat_from_quat(quat_pitch(pitch))
+    T[:3, 3] = head_viewpoint(base_y)
     return model_from_sapien(T, HEAD_FOVY)

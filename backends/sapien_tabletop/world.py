@@ -21,11 +21,11 @@ from robograph.rotations import quat_from_mat
 from robograph_backends.mujoco_kitchen.tuning import SLENDER, TALL, TALL_COM_DROP
 from robograph_backends.sapien_tabletop.cameras import (
     HEAD_FOVY,
-    HEAD_PITCH,
-    HEAD_POSITION,
     HEIGHT,
     WIDTH,
     WRIST_FOVY,
+    head_pitch,
+    head_viewpoint,
     model_from_sapien,
     quat_pitch,
 )
@@ -480,8 +480,17 @@ class World:
 
     def _add_cameras(self) -> None:
         sapien = sapien_module()
-        head = self.scene.add_camera("head", WIDTH, HEIGHT, np.radians(HEAD_FOVY), 0.05, 10.0)
-        head.entity.set_pose(sapien.Pose(list(HEAD_POSITION), list(quat_pitch(HEAD_PITCH))))
+        # the head is mounted on the base (on the first arm's root link: both ride the rail
+        # together), so it stays in front of what the arms work at: fixed at the rail's start, it
+        # had a toy 2.4 m along a play mat out of its image
+        first = next(iter(self.robots.values()))
+        root = np.asarray(first.get_root_pose().p, dtype=float)
+        base_y = float(np.mean([r.get_root_pose().p[1] for r in self.robots.values()]))
+        table = self.layout.regions[self.layout.table]
+        pitch = head_pitch(self.layout.robot_x, float(table.centre[2]))
+        mount = sapien.Pose(list(head_viewpoint(base_y) - root), list(quat_pitch(pitch)))
+        head = self.scene.add_mounted_camera("head", first.get_links()[0].entity, mount, WIDTH, HEIGHT,
+                                             np.radians(HEAD_FOVY), 0.05, 10.0)
         self.cameras["head"] = head
         for hand, robot in self.robots.items():
             link = next(lk for lk in robot.get_links() if lk.name == "panda_hand")
@@ -492,9 +501,11 @@ class World:
             self.cameras[hand] = cam
 
     def camera_model(self, name: str) -> CameraModel:
-        """The camera's model (intrinsics + pose, OpenCV convention) from SAPIEN's own pose."""
+        """The camera's model (intrinsics + pose, OpenCV convention) from SAPIEN's own pose: the
+        camera's global pose, its mount's times its offset on it (the pose of the link a wrist
+        camera is mounted on put the model 5 cm off and turned 90 deg from the picture)."""
         cam = self.cameras[name]
-        T = np.asarray(cam.entity.pose.to_transformation_matrix(), dtype=float)
+        T = np.asarray(cam.global_pose.to_transformation_matrix(), dtype=float)
         return model_from_sapien(T, float(np.degrees(cam.fovy)))
 
     # rendering -----------------------------------------------------------------------------------
