@@ -9,14 +9,15 @@ import math
 import numpy as np
 
 from robograph.rotations import mat_from_quat
+from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR
 from robograph_calibration.camera import CameraModel
 
 WIDTH, HEIGHT = 320, 240
 HEAD_FOVY = 60.0  # degrees
 WRIST_FOVY = 70.0
 HEAD_POSITION = (-0.95, 0.0, 1.55)  # m, behind the arms' bases, looking along +x (y: the base's, on the rail)
-HEAD_AIM = 0.49  # m ahead of the arms' base line the head's optical axis meets the top: the middle
-# of the band the layout packs into (layout.REACH_NEAR .. REACH_FAR)
+HEAD_AIM = (REACH_NEAR + REACH_FAR) / 2  # m ahead of the arms' base line the head's optical axis
+# meets the top: the middle of the band the layout packs into (0.49 m)
 CAMERAS = ("head", "left", "right")
 
 
