@@ -4,7 +4,8 @@ For each instance at G0: the objects the symbolic view calls visible that the he
 with at least MIN_PIXELS pixels (the visual evaluation's `camera_coverage` rule, head only),
 (a) with the base where it starts and (b) with the base straight in front of each object in
 turn, as it stands when the arms work there and as OCCLUDES is judged. For (b) the base is set
-there, not driven (no physics steps: this measures the view, not the rail).
+there, not driven (no physics steps: this measures the view, not the rail). Also the head's
+self-occlusion with the base where it starts (the share of its pixels the arms take).
 
 Why: visual closed-loop agents see these pictures. Until session 30 the head stood fixed at the
 rail's start, pitched for a desk; a play mat on the floor and the ends of wide tables lay outside
@@ -24,7 +25,7 @@ import numpy as np
 from bench_sapien import add_selection, select
 from tqdm import tqdm
 
-from robograph.agents.sight import MIN_PIXELS
+from robograph.agents.sight import MIN_PIXELS, labelled_nodes, seen_nodes, self_occlusion
 from robograph.graph import OBJECT
 from robograph.instance import TaskInstance
 from robograph.view import compute_view
@@ -36,23 +37,18 @@ def family(scene_id: str) -> str:
     return head + ("-" + "".join(c for c in tail if c.isalpha()) if any(c.isalpha() for c in tail) else "")
 
 
-def shown(backend, node: str, labels: list[str]) -> bool:
-    frame = next(iter(backend.render(["head"])))
-    return int(np.count_nonzero(frame.segmentation == labels.index(node))) >= MIN_PIXELS
-
-
-def measure(backend, inst: TaskInstance) -> tuple[int, int, int]:
-    """(shown from the start, shown with the base in front, visible objects) of one instance."""
+def measure(backend, inst: TaskInstance) -> tuple[int, int, int, float]:
+    """(shown from the start, shown with the base in front, visible objects, the head's
+    self-occlusion from the start) of one instance."""
     from robograph_backends.sapien_tabletop.deps import sapien_module
 
     sapien = sapien_module()
     backend.reset(inst.graph, seed=0)
     world = backend.world
-    labels = world.node_labels()
     graph = inst.graph
-    visible = sorted(n for n in compute_view(graph).visible if n in labels and graph.nodes[n].kind == OBJECT)
-    frame = next(iter(backend.render(["head"])))
-    at_start = sum(int(np.count_nonzero(frame.segmentation == labels.index(n)) >= MIN_PIXELS) for n in visible)
+    head = backend.render(["head"])
+    visible = sorted(n for n in compute_view(graph).visible if n in labelled_nodes(head) and graph.nodes[n].kind == OBJECT)
+    at_start = len(seen_nodes(head) & set(visible))
     roots = {h: np.asarray(r.get_root_pose().p, dtype=float) for h, r in world.robots.items()}
     base_y = float(np.mean([p[1] for p in roots.values()]))
     in_front = 0
@@ -60,8 +56,8 @@ def measure(backend, inst: TaskInstance) -> tuple[int, int, int]:
         dy = float(world.position(node)[1]) - base_y
         for hand, robot in world.robots.items():
             robot.set_root_pose(sapien.Pose(list(roots[hand] + [0.0, dy, 0.0]), [1, 0, 0, 0]))
-        in_front += int(shown(backend, node, labels))
-    return at_start, in_front, len(visible)
+        in_front += int(node in seen_nodes(backend.render(["head"])))
+    return at_start, in_front, len(visible), self_occlusion(head[0])
 
 
 def main() -> int:
@@ -73,24 +69,27 @@ def main() -> int:
 
     pool, failed = select(args)
     backend = SapienTabletopBackend()
-    per_family: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    per_family: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0, 0])
     try:
         for inst in tqdm(pool, desc="head view", unit="scene"):
-            for k, v in enumerate(measure(backend, inst)):
-                per_family[family(inst.id.split("__")[0])][k] += v
+            row = per_family[family(inst.id.split("__")[0])]
+            for k, v in enumerate((*measure(backend, inst), 1)):
+                row[k] += v
     finally:
         backend.close()
-    total = [sum(f[k] for f in per_family.values()) for k in range(3)]
-    figs = {"families": {k: dict(zip(("at_start", "in_front", "visible"), v, strict=True)) for k, v in sorted(per_family.items())},
+    total = [sum(f[k] for f in per_family.values()) for k in range(5)]
+    keys = ("at_start", "in_front", "visible", "self_occlusion", "scenes")
+    figs = {"families": {k: dict(zip(keys, v, strict=True)) for k, v in sorted(per_family.items())},
             "at_start": total[0] / max(1, total[2]), "in_front": total[1] / max(1, total[2]),
-            "visible": total[2], "not_compiled": failed, "min_pixels": MIN_PIXELS}
+            "visible": total[2], "self_occlusion": total[3] / max(1, total[4]), "scenes": total[4],
+            "not_compiled": failed, "min_pixels": MIN_PIXELS}
     if args.json:
         print(json.dumps(figs, sort_keys=True))
         return 0
-    print(f"{'family':<12} {'visible':>8} {'base at start':>14} {'base in front':>14}")
-    for name, (start, front, vis) in sorted(per_family.items()):
-        print(f"{name:<12} {vis:>8} {start / max(1, vis):>13.1%} {front / max(1, vis):>14.1%}")
-    print(f"{'all':<12} {total[2]:>8} {figs['at_start']:>13.1%} {figs['in_front']:>14.1%}")
+    print(f"{'family':<12} {'visible':>8} {'base at start':>14} {'base in front':>14} {'self-occlusion':>15}")
+    for name, (start, front, vis, occ, n) in sorted(per_family.items()):
+        print(f"{name:<12} {vis:>8} {start / max(1, vis):>13.1%} {front / max(1, vis):>14.1%} {occ / max(1, n):>15.1%}")
+    print(f"{'all':<12} {total[2]:>8} {figs['at_start']:>13.1%} {figs['in_front']:>14.1%} {figs['self_occlusion']:>15.1%}")
     return 0
 
 

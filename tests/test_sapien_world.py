@@ -130,6 +130,7 @@ def test_desk_layout_keeps_the_book_and_the_lower_drawer_within_reach():
 @pytest.mark.slow
 def test_backend_renders_three_frames_whose_models_and_depth_agree_with_the_scene():
     pytest.importorskip("sapien")
+    from robograph.agents.sight import seen_nodes, self_occlusion
     from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
     from robograph_backends.sapien_tabletop.cameras import HEIGHT, WIDTH, head_model, head_pitch
 
@@ -152,6 +153,13 @@ def test_backend_renders_three_frames_whose_models_and_depth_agree_with_the_scen
     u, v = int(px[0, 0]), int(px[0, 1])
     assert depth[0] > 0 and 0 <= u < WIDTH and 0 <= v < HEIGHT
     labels = backend.world.node_labels()
+    for f in frames.values():
+        # labelled as the MuJoCo kitchen's frames are: the visual evaluation's sight reads them,
+        # the robot's own pixels included (the arms stand in the head's view, the fingers in
+        # each wrist camera's)
+        assert f.labels == tuple(labels) and labels[-1] == "robot"
+        assert 0.0 < self_occlusion(f) < 0.5, f.camera
+    assert lay.table in seen_nodes([head])
     for f in frames.values():  # the wrist cameras' models too (mounted 5 cm behind the palm, turned)
         assert lay.table in {labels[k] for k in np.unique(f.segmentation) if k >= 0}, f.camera
         # table pixels, lifted back to 3-D with the depth image and the model, lie on the

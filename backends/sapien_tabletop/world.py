@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from robograph.backend import Frame
-from robograph.graph import FURNITURE, OBJECT, PART_OF, Node, SceneGraph
+from robograph.graph import FURNITURE, OBJECT, PART_OF, ROBOT_ID, Node, SceneGraph
 from robograph.rotations import quat_from_mat
 from robograph_backends.mujoco_kitchen.tuning import SLENDER, TALL, TALL_COM_DROP
 from robograph_backends.sapien_tabletop.cameras import (
@@ -522,11 +522,14 @@ class World:
 
     def frames(self, names: list[str] | None = None) -> list[Frame]:
         """One Frame per camera: RGB, depth along the optical axis (m; 0 where nothing), node
-        labels (index into `node_labels()`, -1 for the robot, background and unlisted)."""
+        labels (index into `node_labels()`, the Pandas' links the robot's, -1 for background and
+        unlisted) and the labels' names, so the visual evaluation's coverage and self-occlusion
+        (`robograph.agents.sight`) read these frames as they read the MuJoCo kitchen's."""
         images = self.render(names)
         labels = self.node_labels()
         index = {n: k for k, n in enumerate(labels)}
         lut = {eid: index[n] for eid, n in self.entity_node.items()}
+        lut.update({eid: index[ROBOT_ID] for eid in self.hand_of_entity})
         out = []
         for name, image in images.items():
             cam = self.cameras[name]
@@ -535,12 +538,13 @@ class World:
             mapped = np.full(seg.shape, -1, dtype=np.int64)
             for eid, k in lut.items():
                 mapped[seg == eid] = k
-            out.append(Frame(name, image, self.camera_model(name), self.time, depth, mapped))
+            out.append(Frame(name, image, self.camera_model(name), self.time, depth, mapped, tuple(labels)))
         return out
 
     def node_labels(self) -> list[str]:
-        """Graph node of each segmentation label, in label order."""
-        return sorted(set(self.entity_node.values()))
+        """Graph node of each segmentation label, in label order: the bodies' nodes, then the
+        robot's (its own pixels, last, as in the MuJoCo kitchen)."""
+        return [*sorted(set(self.entity_node.values())), ROBOT_ID]
 
     def segmentation(self, name: str) -> np.ndarray:
         """Per-pixel entity id (H, W) uint32 from the last picture of camera `name`."""
