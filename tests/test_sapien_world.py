@@ -640,3 +640,21 @@ def test_the_visual_agents_perception_reads_the_tabletops_frames():
     cut = perceived_observation(symbolic, backend.render())
     assert "cup" in {n["id"] for n in cut["visible_nodes"]}
     backend.close()
+
+
+@pytest.mark.slow
+def test_head_view_script_reports_what_the_head_shows_with_the_base_in_front(tmp_path):
+    """scripts/head_view_sapien.py on Toy-A2: with the base straight in front of each, the head
+    shows every object the symbolic view calls visible (the toys spread 5.8 m along the mat);
+    from the base's start, not all of them; the arms take part of its image."""
+    pytest.importorskip("sapien")
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, os.path.join(root, "scripts", "head_view_sapien.py"), "--bench", str(tmp_path),
+                          "--scenes", "Toy-A2", "--json"], capture_output=True, text=True, check=True, cwd=root)
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    assert set(figures["families"]) == {"Toy-A"} and figures["visible"] >= 10
+    assert figures["in_front"] == 1.0 and figures["at_start"] < 0.8
+    assert 0.0 < figures["self_occlusion"] < 0.6
