@@ -12,7 +12,10 @@ rail's start, pitched for a desk; a play mat on the floor and the ends of wide t
 its image (docs/sapien_backend.md, "Robot and cameras"). Instances as bench_sapien.py selects
 them (--bench DIR, --heldout N --seed S, --scenes, --instances).
 
-Usage: python scripts/head_view_sapien.py [--bench DIR] [--scenes ID...] [--json]
+With --oracle-path, also after every action of the oracle's plan (physics): the head's
+self-occlusion and its coverage of what is visible then, per family.
+
+Usage: python scripts/head_view_sapien.py [--bench DIR] [--scenes ID...] [--oracle-path] [--json]
 """
 
 from __future__ import annotations
@@ -60,9 +63,34 @@ def measure(backend, inst: TaskInstance) -> tuple[int, int, int, float]:
     return at_start, in_front, len(visible), self_occlusion(head[0])
 
 
+def along_path(backend, inst: TaskInstance) -> tuple[list[float], list[float]]:
+    """The head's self-occlusion and its coverage of the visible objects at G0 and after each
+    action of the oracle's plan (physics mode, as bench_sapien.py runs it; failed actions too)."""
+    from robograph.actions import effects
+    from robograph.rewrite import apply_all
+    from robograph_backends.mujoco_kitchen.episodes import oracle_actions
+
+    graph = inst.graph
+    backend.reset(graph, seed=0)
+    occlusion, coverage = [], []
+    for k, action in enumerate([None, *oracle_actions(inst)]):
+        if k:
+            expected = apply_all(graph, effects(graph, action))
+            backend.execute(graph, action, expected)
+            graph = backend.reconcile(expected)
+        head = backend.render(["head"])
+        occlusion.append(self_occlusion(head[0]))
+        visible = {n for n in compute_view(graph).visible if n in labelled_nodes(head) and graph.nodes[n].kind == OBJECT}
+        if visible:
+            coverage.append(len(seen_nodes(head) & visible) / len(visible))
+    return occlusion, coverage
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_selection(ap)
+    ap.add_argument("--oracle-path", action="store_true",
+                    help="also after every action of the oracle's plan (runs physics: ~30 s per episode)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     from robograph_backends.sapien_tabletop.backend import SapienTabletopBackend
@@ -70,11 +98,16 @@ def main() -> int:
     pool, failed = select(args)
     backend = SapienTabletopBackend()
     per_family: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0, 0])
+    path: dict[str, tuple[list[float], list[float]]] = defaultdict(lambda: ([], []))
     try:
         for inst in tqdm(pool, desc="head view", unit="scene"):
-            row = per_family[family(inst.id.split("__")[0])]
+            name = family(inst.id.split("__")[0])
             for k, v in enumerate((*measure(backend, inst), 1)):
-                row[k] += v
+                per_family[name][k] += v
+            if args.oracle_path:
+                occlusion, coverage = along_path(backend, inst)
+                path[name][0].extend(occlusion)
+                path[name][1].extend(coverage)
     finally:
         backend.close()
     total = [sum(f[k] for f in per_family.values()) for k in range(5)]
@@ -83,6 +116,11 @@ def main() -> int:
             "at_start": total[0] / max(1, total[2]), "in_front": total[1] / max(1, total[2]),
             "visible": total[2], "self_occlusion": total[3] / max(1, total[4]), "scenes": total[4],
             "not_compiled": failed, "min_pixels": MIN_PIXELS}
+    if args.oracle_path:
+        every = ([x for o, _ in path.values() for x in o], [x for _, c in path.values() for x in c])
+        figs["oracle_path"] = {name: {"states": len(o), "self_occlusion": float(np.mean(o)), "self_occlusion_max": max(o),
+                                      "coverage": float(np.mean(c)) if c else None}
+                               for name, (o, c) in sorted({**path, "all": every}.items())}
     if args.json:
         print(json.dumps(figs, sort_keys=True))
         return 0
@@ -90,6 +128,11 @@ def main() -> int:
     for name, (start, front, vis, occ, n) in sorted(per_family.items()):
         print(f"{name:<12} {vis:>8} {start / max(1, vis):>13.1%} {front / max(1, vis):>14.1%} {occ / max(1, n):>15.1%}")
     print(f"{'all':<12} {total[2]:>8} {figs['at_start']:>13.1%} {figs['in_front']:>14.1%} {figs['self_occlusion']:>15.1%}")
+    if args.oracle_path:
+        print(f"\nafter each action of the oracle's plan\n{'family':<12} {'states':>7} {'self-occlusion (max)':>21} {'coverage':>9}")
+        for name, f in figs["oracle_path"].items():
+            cov = "-" if f["coverage"] is None else f"{f['coverage']:.1%}"
+            print(f"{name:<12} {f['states']:>7} {f['self_occlusion']:>12.1%} ({f['self_occlusion_max']:.0%}) {cov:>9}")
     return 0
 
 

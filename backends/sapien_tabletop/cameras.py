@@ -13,8 +13,9 @@ from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR
 from robograph_calibration.camera import CameraModel
 
 WIDTH, HEIGHT = 320, 240
-HEAD_FOVY = 37.0  # degrees (vertical), RoboTwin's D435: at 60 the arms' ready posture took 39 % of
-# the head image, 43 % over a desk (scripts/head_view_sapien.py; 26 % and 12 % at 37)
+HEAD_FOVY = 60.0  # degrees (vertical). RoboTwin's D435 (37) was tried: after the oracle's actions
+# of six episodes the arms took 37 % of the head image instead of 39 %, and it showed 22 % of the
+# visible objects instead of 29 % (docs/sapien_backend.md, session 30)
 WRIST_FOVY = 70.0
 HEAD_POSITION = (-0.95, 0.0, 1.55)  # m, behind the arms' bases, looking along +x (y: the base's, on the rail)
 HEAD_AIM = (REACH_NEAR + REACH_FAR) / 2  # m ahead of the arms' base line the head's optical axis
