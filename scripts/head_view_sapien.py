@@ -28,8 +28,8 @@ import numpy as np
 from bench_sapien import add_selection, select
 from tqdm import tqdm
 
-from robograph.agents.sight import MIN_PIXELS, labelled_nodes, seen_nodes, self_occlusion
-from robograph.graph import OBJECT
+from robograph.agents.sight import MIN_PIXELS, camera_coverage, labelled_nodes, seen_nodes, self_occlusion
+from robograph.graph import OBJECT, SceneGraph
 from robograph.instance import TaskInstance
 from robograph.view import compute_view
 
@@ -38,6 +38,11 @@ def family(scene_id: str) -> str:
     """Desk-12 -> Desk, Fridge-T3 -> Fridge-T (a held-out id keeps its letters too)."""
     head, _, tail = scene_id.partition("-")
     return head + ("-" + "".join(c for c in tail if c.isalpha()) if any(c.isalpha() for c in tail) else "")
+
+
+def visible_objects(graph: SceneGraph) -> set[str]:
+    """The objects (no furniture) the symbolic view calls visible."""
+    return {n for n in compute_view(graph).visible if graph.nodes[n].kind == OBJECT}
 
 
 def measure(backend, inst: TaskInstance) -> tuple[int, int, int, float]:
@@ -50,10 +55,10 @@ def measure(backend, inst: TaskInstance) -> tuple[int, int, int, float]:
     world = backend.world
     graph = inst.graph
     head = backend.render(["head"])
-    visible = sorted(n for n in compute_view(graph).visible if n in labelled_nodes(head) and graph.nodes[n].kind == OBJECT)
+    visible = sorted(visible_objects(graph) & labelled_nodes(head))
     at_start = len(seen_nodes(head) & set(visible))
     roots = {h: np.asarray(r.get_root_pose().p, dtype=float) for h, r in world.robots.items()}
-    base_y = float(np.mean([p[1] for p in roots.values()]))
+    base_y = float(world.base()[1])
     in_front = 0
     for node in visible:
         dy = float(world.position(node)[1]) - base_y
@@ -80,9 +85,9 @@ def along_path(backend, inst: TaskInstance) -> tuple[list[float], list[float]]:
             graph = backend.reconcile(expected)
         head = backend.render(["head"])
         occlusion.append(self_occlusion(head[0]))
-        visible = {n for n in compute_view(graph).visible if n in labelled_nodes(head) and graph.nodes[n].kind == OBJECT}
-        if visible:
-            coverage.append(len(seen_nodes(head) & visible) / len(visible))
+        shown = camera_coverage(visible_objects(graph), head)
+        if shown is not None:
+            coverage.append(shown)
     return occlusion, coverage
 
 

@@ -52,10 +52,17 @@ def head_pitch(robot_x: float, top_z: float) -> float:
     return math.atan2(HEAD_POSITION[2] - top_z, robot_x + HEAD_AIM - HEAD_POSITION[0])
 
 
+def head_pose(base_y: float, pitch: float) -> tuple[np.ndarray, np.ndarray]:
+    """(position, (w, x, y, z) quaternion) of the head camera, SAPIEN's convention, with the
+    arms' base at `base_y` on the rail: `World` mounts it there, `head_model` models it."""
+    return head_viewpoint(base_y), quat_pitch(pitch)
+
+
 def head_model(base_y: float, pitch: float) -> CameraModel:
     """The head camera's model with the arms' base at `base_y` on the rail (the world's head
     camera is mounted on the base: `World.camera_model` reads the same pose from SAPIEN)."""
+    position, quat = head_pose(base_y, pitch)
     T = np.eye(4)
-    T[:3, :3] = mat_from_quat(quat_pitch(pitch))
-    T[:3, 3] = head_viewpoint(base_y)
+    T[:3, :3] = mat_from_quat(quat)
+    T[:3, 3] = position
     return model_from_sapien(T, HEAD_FOVY)

@@ -145,8 +145,7 @@ class SapienRobot:
 
     def base(self) -> np.ndarray:
         """(x, y) of the base: the midpoint of the two arms' roots (m, world)."""
-        roots = [np.asarray(r.get_root_pose().p, dtype=float) for r in self.world.robots.values()]
-        return np.mean(roots, axis=0)[:2]
+        return self.world.base()
 
     def drive_base(self, pose: BasePose) -> bool:
         """Slide the common base of both arms along the table's front (y; x and yaw stay): a
@@ -618,7 +617,7 @@ class TabletopScene:
         F, region = floor_frame(self.world, box)
         centre = float(F[1, 3])
         half = float(abs(F[1, 0]) * region.half[0] + abs(F[1, 1]) * region.half[1])
-        now = float(np.mean([r.get_root_pose().p[1] for r in self.world.robots.values()]))
+        now = float(self.world.base()[1])
         shoulder = float(self.world.robots[hand].get_root_pose().p[1]) + float(pose[1]) - now
         if 2 * half < SHOULDER_BOX or abs(shoulder - centre) <= half:
             return pose
@@ -738,7 +737,7 @@ class TabletopScene:
             if self._hand_fits_inside(node, grip, turned):
                 g_yaw, rim, span = turned, None, other
         elif not part and other < MAX_OPENING - 0.01 \
-                and (overlap := _palm_overlap(tall := self._over_palm(node, grip), grip, g_yaw)) > 0.0:
+                and (overlap := _palm_overlap(tall := _above_palm(self._palm_neighbours(node), grip), grip, g_yaw)) > 0.0:
             # the other way round where the palm then comes down further clear of the neighbours
             # (the hand along the rail, 11 cm each side of a makeup sponge's grip, came down 2 cm
             # into a 12 cm primer bottle beside it and knocked it off the vanity, Cosmetics-11)
@@ -772,7 +771,7 @@ class TabletopScene:
         slide = float(np.abs(T[:3, :3].T @ along) @ h) - GRIP_END
         if slide < GRID_STEP:
             return None
-        boxes = self._over_palm(node, grip)
+        boxes = _above_palm(self._palm_neighbours(node), grip)
         box = self._inside_now(node)
         drawer = self.world.layout.placements.get(box) if box is not None else None
         if drawer is not None and drawer.app.articulation == "drawer" and drawer.parent is not None:
@@ -787,14 +786,6 @@ class TabletopScene:
         if _palm_overlap(boxes, grip + best * along, yaw) + PALM_OVERLAP_GAIN > now:
             return None
         return grip + best * along
-
-    def _over_palm(self, node: str, grip: np.ndarray,
-                   around: list[tuple[np.ndarray, np.ndarray]] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Aligned boxes of the objects round `node` (`_palm_neighbours`, or `around` where
-        already measured) standing higher than the palm's lowest point at `grip`."""
-        palm = float(grip[2]) + PALM_CLEARANCE
-        return [(c, h) for c, h in (self._palm_neighbours(node) if around is None else around)
-                if float(c[2] + h[2]) > palm]
 
     def _palm_neighbours(self, node: str) -> list[tuple[np.ndarray, np.ndarray]]:
         """Aligned boxes (`aligned_box`) of the other objects: not `node`'s parts, what holds it
@@ -1179,7 +1170,7 @@ class TabletopScene:
 
     def _palm_lands(self, node: str) -> Callable[[np.ndarray, float], bool] | None:
         """Whether the palm of the hand holding `node`, setting it down at a spot with a yaw,
-        comes down on something standing taller (`_over_palm`, `_palm_overlap`); None where no
+        comes down on something standing taller (`_above_palm`, `_palm_overlap`); None where no
         hand holds it."""
         hand = self._hand_on(node)
         if hand is None:
@@ -1189,7 +1180,7 @@ class TabletopScene:
 
         def lands(spot: np.ndarray, yaw: float) -> bool:
             at = np.asarray(spot, dtype=float) + grip
-            return _palm_overlap(self._over_palm(node, at, around), at, yaw) > 0.0
+            return _palm_overlap(_above_palm(around, at), at, yaw) > 0.0
 
         return lands
 
@@ -1390,8 +1381,15 @@ class TabletopScene:
         return self.graph.robot_room() if self.graph is not None else None
 
 
+def _above_palm(boxes: list[tuple[np.ndarray, np.ndarray]], grip: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Those of `boxes` (`TabletopScene._palm_neighbours`) standing higher than the palm's
+    lowest point with the grip at `grip`."""
+    palm = float(grip[2]) + PALM_CLEARANCE
+    return [(c, h) for c, h in boxes if float(c[2] + h[2]) > palm]
+
+
 def _palm_overlap(boxes: list[tuple[np.ndarray, np.ndarray]], grip: np.ndarray, yaw: float) -> float:
-    """How far (m) the deepest of `boxes` (`TabletopScene._over_palm`) reaches into the hand's
+    """How far (m) the deepest of `boxes` (`_above_palm`) reaches into the hand's
     footprint at `grip` (HAND_HALF along and across its closing axis, `yaw`); 0 for none."""
     along = np.array([math.cos(yaw), math.sin(yaw)])
     across = np.array([-along[1], along[0]])

@@ -25,7 +25,7 @@ from robograph_backends.sapien_tabletop.cameras import (
     WIDTH,
     WRIST_FOVY,
     head_pitch,
-    head_viewpoint,
+    head_pose,
     model_from_sapien,
     quat_pitch,
 )
@@ -478,6 +478,11 @@ class World:
             for link in robot.get_links():
                 self.hand_of_entity[link.entity.per_scene_id] = hand
 
+    def base(self) -> np.ndarray:
+        """(x, y) of the arms' common base: the midpoint of their roots (m, world)."""
+        roots = [np.asarray(r.get_root_pose().p, dtype=float) for r in self.robots.values()]
+        return np.mean(roots, axis=0)[:2]
+
     def _add_cameras(self) -> None:
         sapien = sapien_module()
         # the head is mounted on the base (on the first arm's root link: both ride the rail
@@ -485,10 +490,9 @@ class World:
         # had a toy 2.4 m along a play mat out of its image
         first = next(iter(self.robots.values()))
         root = np.asarray(first.get_root_pose().p, dtype=float)
-        base_y = float(np.mean([r.get_root_pose().p[1] for r in self.robots.values()]))
         table = self.layout.regions[self.layout.table]
-        pitch = head_pitch(self.layout.robot_x, float(table.centre[2]))
-        mount = sapien.Pose(list(head_viewpoint(base_y) - root), list(quat_pitch(pitch)))
+        position, quat = head_pose(float(self.base()[1]), head_pitch(self.layout.robot_x, float(table.centre[2])))
+        mount = sapien.Pose(list(position - root), list(quat))
         head = self.scene.add_mounted_camera("head", first.get_links()[0].entity, mount, WIDTH, HEIGHT,
                                              np.radians(HEAD_FOVY), 0.05, 10.0)
         self.cameras["head"] = head
@@ -535,9 +539,9 @@ class World:
             cam = self.cameras[name]
             depth = -np.asarray(cam.get_picture("Position")[..., 2], dtype=np.float32)
             seg = self.segmentation(name).astype(np.int64)
-            mapped = np.full(seg.shape, -1, dtype=np.int64)
-            for eid, k in lut.items():
-                mapped[seg == eid] = k
+            table = np.full(max(max(lut, default=0), int(seg.max())) + 1, -1, dtype=np.int64)  # entity id -> label
+            table[list(lut)] = list(lut.values())
+            mapped = table[seg]
             out.append(Frame(name, image, self.camera_model(name), self.time, depth, mapped, tuple(labels)))
         return out
 
