@@ -197,7 +197,7 @@ class SapienRobot:
     def move_hand(self, hand: str, position: np.ndarray, yaw: float, *, pitch: float = 0.0,
                   duration: float = 0.5, straight: bool = False) -> bool:
         position = np.asarray(position, dtype=float)
-        held = _held_by_fingers(self.world, hand)
+        held = _in_hand(self.world, hand)
         if any(self.world.layout.placements[n].app.articulation == "book_cover" for n in held):
             duration *= HANGING_SLOW  # a book, held by its front wall (`TabletopScene._wall_grasp`)
         here = self.hand_position(hand)
@@ -368,7 +368,7 @@ class SapienRobot:
         """Up first (the joint-space swing from a low hand swept a pencil case off its place),
         then to the carry pose out to the arm's own side."""
         T = self.world.grip_pose(hand)
-        if abs(float(T[2, 2])) < SIDEWAYS and _held_by_fingers(self.world, hand):
+        if abs(float(T[2, 2])) < SIDEWAYS and _in_hand(self.world, hand):
             # an edge pinch (`TabletopScene._edge_grasps`) keeps pointing its way: turned down,
             # the book would hang from the pinch. Straight up to the carry height, over what
             # stands on the top, where the rail carries it
@@ -393,7 +393,11 @@ class SapienRobot:
         self.stow(hand)
 
     def gripper(self, hand: str, opening: float) -> None:
+        """What the hand let go of collides with it again once the fingers have opened
+        (`World.unweld`): until carry, its fingertips pushing a book home passed through it."""
         self.motion.gripper(hand, opening)
+        if opening > 0.0:
+            self.world.restore_contacts(hand)
 
     def holds(self, hand: str, node: str) -> bool:
         if node in self.world.parts:  # an assembled whole: snapped parts, one of them in the hand
@@ -410,7 +414,7 @@ class SapienRobot:
     def detach(self, hand: str) -> None:
         for node, (h, _rel) in list(self.world.welds.items()):
             if h == hand:
-                self.world.unweld(node)
+                self.world.unweld(node, let_go=True)
 
     def wait(self, seconds: float) -> None:
         self.motion.run(seconds)
@@ -509,6 +513,13 @@ def _held_then_turned(half: np.ndarray, held_yaw: float) -> list[tuple[np.ndarra
     """(footprint half extents, hand yaw, turned) a spot is sought with: as the object is held,
     then turned a quarter by the hand (its footprint's sides swapped)."""
     return [(half, held_yaw, False), (np.array([half[1], half[0], half[2]]), held_yaw + math.pi / 2, True)]
+
+
+def _in_hand(world: World, only: str | None = None) -> list[str]:
+    """What a hand (hand `only`, where given) holds: between its fingers or welded to it
+    (assisted mode; a welded body collides with nothing, so the fingers do not read it)."""
+    welded = [node for node, (hand, _rel) in sorted(world.welds.items()) if only is None or hand == only]
+    return _held_by_fingers(world, only) + welded
 
 
 def _held_by_fingers(world: World, only: str | None = None) -> list[str]:
@@ -790,7 +801,7 @@ class TabletopScene:
     def _palm_neighbours(self, node: str) -> list[tuple[np.ndarray, np.ndarray]]:
         """Aligned boxes (`aligned_box`) of the other objects: not `node`'s parts, what holds it
         (where it started and now) nor what a hand holds."""
-        skip = {node, *self.world.parts.get(node, ()), *ancestors(self.world, node), *_held_by_fingers(self.world)}
+        skip = {node, *self.world.parts.get(node, ()), *ancestors(self.world, node), *_in_hand(self.world)}
         here = node
         while self.graph is not None and (loc := self.graph.location.get(here)) is not None:
             skip.add(loc.dst)  # what holds it now (moved into a box since the layout)
@@ -1085,7 +1096,7 @@ class TabletopScene:
         `settle`: judged also with the spot that far toward each neighbour (along y, across
         the camera's view), where what is let go may come to rest."""
         half = self.half_extents(node)
-        skip = {node, *self.world.parts.get(node, ()), *_held_by_fingers(self.world)}  # held: carried away
+        skip = {node, *self.world.parts.get(node, ()), *_in_hand(self.world)}  # held: carried away
         others = []
         for n in sorted(self.world.bodies):
             if n in skip or (self.graph is not None and n in self.graph.nodes and self.graph.nodes[n].kind != OBJECT) \

@@ -136,6 +136,9 @@ class World:
     welds: dict[str, tuple[str, np.ndarray]] = field(default_factory=dict)  # node -> (hand, grip -> body)
     held_qpos: dict[str, np.ndarray] = field(default_factory=dict)  # welded articulation -> its joints
     held_groups: dict[str, list[list[int]]] = field(default_factory=dict)  # welded body -> its shapes' groups
+    # let go of while the fingers may still be inside it -> (the hand, its shapes' groups) (`unweld`)
+    released: dict[str, tuple[str, list[list[int]]]] = field(default_factory=dict)
+    arm_group: dict[str, int] = field(default_factory=dict)  # hand -> its links' collision group 3
     parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # assembly whole -> its parts (no body of its own)
     snaps: dict[str, Any] = field(default_factory=dict)  # part -> the drive holding it on its seat (`snap`)
     physics_s: float = 0.0  # wall seconds spent stepping physics since the build
@@ -466,6 +469,7 @@ class World:
                 # at rest): shapes sharing a group-2 bit with the same group 3 do not collide.
                 # Not verified: link3-link5 contacts were still reported with the elbow folded
                 link.collision_groups = [1, 1, 1, len(self.robots) + 1]
+            self.arm_group[hand] = len(self.robots) + 1
             robot = builder.build(fix_root_link=True)
             robot.set_name(f"{hand}_panda")
             robot.set_root_pose(sapien.Pose([x, y, top], [1, 0, 0, 0]))
@@ -580,12 +584,14 @@ class World:
         """Fix `node` to `hand` where it is now (assisted grasp, realized hold)."""
         sapien = sapien_module()
         body = self.bodies[node]
+        if node in self.released:  # taken again before the fingers had opened
+            self._set_groups(node, self.released.pop(node)[1])
         if not hasattr(body, "get_links"):
             body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).set_kinematic(True)
         self.welds[node] = (hand, np.linalg.inv(self.grip_pose(hand)) @ self._pose_of(node))
-        for shape in self._shapes(node):  # carried through anything: fingers pressing on it moved the arm
-            self.held_groups.setdefault(node, []).append(list(shape.get_collision_groups()))
-            shape.set_collision_groups([0, 0, 0, 0])
+        # carried through anything: fingers pressing on it moved the arm
+        self.held_groups[node] = [list(shape.get_collision_groups()) for shape in self._shapes(node)]
+        self._set_groups(node, [[0, 0, 0, 0]] * len(self.held_groups[node]))
         if hasattr(body, "get_links"):  # a held book's cover or box's lid stays as it was
             self.held_qpos[node] = np.asarray(body.get_qpos(), dtype=float).copy()
 
@@ -610,12 +616,22 @@ class World:
         self.bodies[part].add_component(drive)
         self.snaps[part] = drive
 
-    def unweld(self, node: str) -> None:
+    def unweld(self, node: str, *, let_go: bool = False) -> None:
+        """`let_go`: the hand is letting go of it, its fingers perhaps closed into the body
+        while it collided with nothing: it collides with everything but that arm until
+        `restore_contacts` (once the fingers have opened). Restored at once, the fingers inside
+        it shot a wine glass off the dining table (MuJoCo's released welds likewise ignore the
+        robot for a while)."""
         sapien = sapien_module()
         self.held_qpos.pop(node, None)
-        for shape, groups in zip(self._shapes(node), self.held_groups.pop(node, []), strict=False):
-            shape.set_collision_groups(groups)
-        if self.welds.pop(node, None) is None:
+        weld = self.welds.pop(node, None)
+        groups = self.held_groups.pop(node, [])
+        if let_go and weld is not None:  # no contact with shapes sharing the arm's group 2 bit and group 3
+            self._set_groups(node, [[g[0], g[1], g[2] | 1, self.arm_group[weld[0]]] for g in groups])
+            self.released[node] = (weld[0], groups)
+        elif groups:
+            self._set_groups(node, groups)
+        if weld is None:
             return
         body = self.bodies[node]
         if not hasattr(body, "get_links"):
@@ -623,6 +639,28 @@ class World:
             comp.set_kinematic(False)
             comp.set_linear_velocity(np.zeros(3))
             comp.set_angular_velocity(np.zeros(3))
+
+    def restore_contacts(self, hand: str) -> None:
+        """Bodies `hand` let go of (`unweld(let_go=True)`) collide with its arm again."""
+        for node, (h, groups) in sorted(self.released.items()):
+            if h == hand:
+                self._set_groups(node, groups)
+                del self.released[node]
+
+    def _set_groups(self, node: str, groups: list[list[int]]) -> None:
+        """Each of the body's shapes to its collision groups, and the body taken out of the
+        physics scene and put back, so that the pairs it is already in are filtered again
+        (PhysX keeps a pair's filtering: a book welded, then let go of, with its groups back,
+        fell through the desk)."""
+        for shape, g in zip(self._shapes(node), groups, strict=True):
+            shape.set_collision_groups(g)
+        body = self.bodies[node]
+        components = body.get_links() if hasattr(body, "get_links") else \
+            [body.find_component_by_type(sapien_module().physx.PhysxRigidDynamicComponent)]
+        for comp in components:
+            comp.disable()
+        for comp in components:
+            comp.enable()
 
     def _shapes(self, node: str) -> list[Any]:
         sapien = sapien_module()
