@@ -178,6 +178,21 @@ def test_a_welded_object_let_go_of_stays_where_it_was_put(assisted):
     assert not world.welds and not world.released, "the hand left: contacts with the arm are back"
 
 
+def test_a_welded_book_pinched_at_its_edge_is_laid_on_its_shelf_slot_flat(assisted):
+    """A book welded by its edge pinch was read as lying loose at the release (the fingers do
+    not touch a welded body), let go of as if taken from above: the hand turned down, the book
+    on end with it, 13 cm off the slot and into the organizer beside it; its contacts back, it
+    was flung through the desk to the floor (Desk-11's fifth step)."""
+    g = baseline_graph("Desk-11")
+    assisted.reset(g, seed=0)
+    for blocker in ("notebook", "laptop_2", "laptop"):  # the oracle's first steps: they hide the books
+        g, _info = _run(assisted, g, f"move_aside({blocker})")
+    g, info = _run(assisted, g, "grab(book_1)")
+    assert info["assists"] == ["weld grasp book_1"]
+    g, _info = _run(assisted, g, "puton(book_1, shelf_slot_1)")  # the graph read back: ON the slot
+    assert assisted.world.position("book_1")[2] > assisted.world.layout.placements["shelf_slot_1"].centre[2]
+
+
 def test_an_arm_turns_aside_and_carries_to_its_own_side_wherever_the_rail_stands(assisted):
     """The rail slid 33 cm: both shoulders stand at y > 0. The right arm, turned aside for the
     left hand working in front of it, and carried, must still go to its own side (-y, away

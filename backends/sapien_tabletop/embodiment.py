@@ -887,7 +887,10 @@ class TabletopScene:
         the hand points away from the arms, level, EDGE_DEPTH in from the edge, beside the
         cover's tab on either side. [] for anything else, and for a book lying with its edge
         not far enough over its support for the lower finger (it would go into the top; held,
-        it is pinched so already)."""
+        it is pinched so already), and for a book welded to a hand pointing down (taken from
+        above; turned to the pinch, the hand stood it on end, into the desk). A welded book is
+        held, not read from the fingers: read as lying loose, it was let go of as if taken from
+        above, the hand turned down and the book on end with it."""
         pl = self.world.layout.placements.get(node)
         if not self._closed_book(node) or pl is None or pl.parent is None:
             return []
@@ -895,7 +898,10 @@ class TabletopScene:
         h = half_of(self.world, node)
         support = self.world.layout.regions[self._region_now(node) or pl.parent]
         front = T[:3, :3] @ np.array([-h[0], 0.0, 0.0]) + T[:3, 3]
-        if holding_hand(self.world, node) is None \
+        hand = hand_holding(self.world, node)
+        if hand is not None and node in self.world.welds and abs(float(self.world.grip_pose(hand)[2, 2])) >= SIDEWAYS:
+            return []  # welded to a hand pointing down: taken from above, let go of so
+        if hand is None \
                 and float(support.centre[0] - support.half[0] - front[0]) < EDGE_DEPTH + EDGE_CLEAR:
             return []
         inward = T[:3, :3] @ np.array([1.0, 0.0, 0.0])
