@@ -368,7 +368,7 @@ class SapienRobot:
         """Up first (the joint-space swing from a low hand swept a pencil case off its place),
         then to the carry pose out to the arm's own side."""
         T = self.world.grip_pose(hand)
-        if abs(float(T[2, 2])) < SIDEWAYS and _in_hand(self.world, hand):
+        if _points_sideways(self.world, hand) and _in_hand(self.world, hand):
             # an edge pinch (`TabletopScene._edge_grasps`) keeps pointing its way: turned down,
             # the book would hang from the pinch. Straight up to the carry height, over what
             # stands on the top, where the rail carries it
@@ -513,6 +513,11 @@ def _held_then_turned(half: np.ndarray, held_yaw: float) -> list[tuple[np.ndarra
     """(footprint half extents, hand yaw, turned) a spot is sought with: as the object is held,
     then turned a quarter by the hand (its footprint's sides swapped)."""
     return [(half, held_yaw, False), (np.array([half[1], half[0], half[2]]), held_yaw + math.pi / 2, True)]
+
+
+def _points_sideways(world: World, hand: str) -> bool:
+    """The hand's approach axis within SIDEWAYS of level: an edge pinch."""
+    return abs(float(world.grip_pose(hand)[2, 2])) < SIDEWAYS
 
 
 def _in_hand(world: World, only: str | None = None) -> list[str]:
@@ -898,10 +903,9 @@ class TabletopScene:
         h = half_of(self.world, node)
         support = self.world.layout.regions[self._region_now(node) or pl.parent]
         front = T[:3, :3] @ np.array([-h[0], 0.0, 0.0]) + T[:3, 3]
-        hand = hand_holding(self.world, node)
-        if hand is not None and node in self.world.welds and abs(float(self.world.grip_pose(hand)[2, 2])) >= SIDEWAYS:
+        if node in self.world.welds and not _points_sideways(self.world, self.world.welds[node][0]):
             return []  # welded to a hand pointing down: taken from above, let go of so
-        if hand is None \
+        if hand_holding(self.world, node) is None \
                 and float(support.centre[0] - support.half[0] - front[0]) < EDGE_DEPTH + EDGE_CLEAR:
             return []
         inward = T[:3, :3] @ np.array([1.0, 0.0, 0.0])

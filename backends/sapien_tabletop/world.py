@@ -138,7 +138,6 @@ class World:
     held_groups: dict[str, list[list[int]]] = field(default_factory=dict)  # welded body -> its shapes' groups
     # let go of while the fingers may still be inside it -> (the hand, its shapes' groups) (`unweld`)
     released: dict[str, tuple[str, list[list[int]]]] = field(default_factory=dict)
-    arm_group: dict[str, int] = field(default_factory=dict)  # hand -> its links' collision group 3
     parts: dict[str, tuple[str, ...]] = field(default_factory=dict)  # assembly whole -> its parts (no body of its own)
     snaps: dict[str, Any] = field(default_factory=dict)  # part -> the drive holding it on its seat (`snap`)
     physics_s: float = 0.0  # wall seconds spent stepping physics since the build
@@ -469,7 +468,6 @@ class World:
                 # at rest): shapes sharing a group-2 bit with the same group 3 do not collide.
                 # Not verified: link3-link5 contacts were still reported with the elbow folded
                 link.collision_groups = [1, 1, 1, len(self.robots) + 1]
-            self.arm_group[hand] = len(self.robots) + 1
             robot = builder.build(fix_root_link=True)
             robot.set_name(f"{hand}_panda")
             robot.set_root_pose(sapien.Pose([x, y, top], [1, 0, 0, 0]))
@@ -584,13 +582,13 @@ class World:
         """Fix `node` to `hand` where it is now (assisted grasp, realized hold)."""
         sapien = sapien_module()
         body = self.bodies[node]
-        if node in self.released:  # taken again before the fingers had opened
-            self._set_groups(node, self.released.pop(node)[1])
         if not hasattr(body, "get_links"):
             body.find_component_by_type(sapien.physx.PhysxRigidDynamicComponent).set_kinematic(True)
         self.welds[node] = (hand, np.linalg.inv(self.grip_pose(hand)) @ self._pose_of(node))
-        # carried through anything: fingers pressing on it moved the arm
-        self.held_groups[node] = [list(shape.get_collision_groups()) for shape in self._shapes(node)]
+        # carried through anything: fingers pressing on it moved the arm. Taken again before the
+        # fingers had opened, its own groups are the ones kept since it was let go of
+        self.held_groups[node] = self.released.pop(node)[1] if node in self.released else \
+            [list(shape.get_collision_groups()) for shape in self._shapes(node)]
         self._set_groups(node, [[0, 0, 0, 0]] * len(self.held_groups[node]))
         if hasattr(body, "get_links"):  # a held book's cover or box's lid stays as it was
             self.held_qpos[node] = np.asarray(body.get_qpos(), dtype=float).copy()
@@ -627,7 +625,8 @@ class World:
         weld = self.welds.pop(node, None)
         groups = self.held_groups.pop(node, [])
         if let_go and weld is not None:  # no contact with shapes sharing the arm's group 2 bit and group 3
-            self._set_groups(node, [[g[0], g[1], g[2] | 1, self.arm_group[weld[0]]] for g in groups])
+            arm = self._arm_group(weld[0])
+            self._set_groups(node, [[g[0], g[1], g[2] | 1, arm] for g in groups])
             self.released[node] = (weld[0], groups)
         elif groups:
             self._set_groups(node, groups)
@@ -639,6 +638,10 @@ class World:
             comp.set_kinematic(False)
             comp.set_linear_velocity(np.zeros(3))
             comp.set_angular_velocity(np.zeros(3))
+
+    def _arm_group(self, hand: str) -> int:
+        """Group 3 of the arm's links (`_add_robots`), read off its base link."""
+        return int(self.robots[hand].get_links()[0].get_collision_shapes()[0].get_collision_groups()[3])
 
     def restore_contacts(self, hand: str) -> None:
         """Bodies `hand` let go of (`unweld(let_go=True)`) collide with its arm again."""
