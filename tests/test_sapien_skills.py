@@ -132,6 +132,21 @@ def test_a_put_into_a_mini_fridge_goes_first_where_the_palm_comes_down_clear_of_
     assert np.linalg.norm(sapien_backend.world.position("milk_carton") - carton) < 1e-3
 
 
+def test_a_small_part_let_go_of_over_a_deep_bag_lands_flat(sapien_backend):
+    """Let go of above a bag's walls (the palm cannot go down between them), an eyeliner cap
+    (a 4 x 2 cm puck) was flung from a full squeeze to open fingers, spun 6.5 rad/s as it fell
+    9 cm and came to rest on its edge; the eyeliner brought onto it later had no seat
+    (Cosmetics-12, -13). The fingers now ease to the held width before they open there."""
+    from robograph_backends.sapien_tabletop.sense import body_pose
+
+    g = baseline_graph("Cosmetics-12")
+    sapien_backend.reset(g, seed=0)
+    for step in ("open(storage_bag)", "grab(nail_polish)", "putin(nail_polish, storage_bag)",
+                 "grab(eyeliner_cap)", "putin(eyeliner_cap, storage_bag)"):
+        g, _info = _run(sapien_backend, g, step)
+    assert float(body_pose(sapien_backend.world, "eyeliner_cap")[2, 2]) > 0.95  # its axis still upright
+
+
 @pytest.fixture(scope="module")
 def assisted():
     pytest.importorskip("sapien")
