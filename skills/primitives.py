@@ -132,16 +132,14 @@ def _release_edge(robot: Robot, scene: Scene, node: str, hand: str, spot: Placem
     if not robot.move_grip(hand, pre, edge, UP):
         robot.carry(hand)
         return SkillResult(False, f"cannot reach the spot for {node}")
-    if scene.assist is not None:
-        # welded, the object turns with the hand as it points the edge's way for the spot, so
-        # it is aimed again from where it is now: aimed from the carry pose, Desk-11's book
-        # came down 13 cm off its shelf slot, 5 cm into the organizer beside it, and was flung
-        # through the desk when its contacts came back. Physics mode is left as it was: a
-        # pinched book hangs and swings from the pinch there, and is laid down as aimed
-        moved = robot.hand_position(hand) - scene.center(node) - offset
-        if float(np.linalg.norm(moved)) > REAIM:
-            grip, pre = grip + moved, pre + moved
-            robot.move_grip(hand, pre, edge, UP, duration=0.3, straight=True)
+    # the object turns with the hand as it points the edge's way for the spot, so it is aimed
+    # again from where it is now: aimed from the carry pose, Desk-11's welded book came down
+    # 13 cm off its shelf slot, 5 cm into the organizer beside it, and was flung through the
+    # desk when its contacts came back
+    moved = robot.hand_position(hand) - scene.center(node) - offset
+    if float(np.linalg.norm(moved)) > REAIM:
+        grip, pre = grip + moved, pre + moved
+        robot.move_grip(hand, pre, edge, UP, duration=0.3, straight=True)
     robot.move_grip(hand, grip, edge, UP, duration=0.5, straight=True)
     robot.detach(hand)
     robot.gripper(hand, release_opening(robot, g.span))
