@@ -245,3 +245,41 @@ def test_letting_go_of_a_tab_pressed_the_way_the_hand_points_backs_off_it(sapien
     backed = float((before - robot.hand_position(hand)) @ h.approach)
     assert backed > 0.8 * PRE_HANDLE, backed
     assert not scene.hand_on(hand, "pencil_case")
+
+
+def test_a_tall_toy_put_on_a_raised_shelf_stands_out_of_the_room_the_arms_sweep(sapien_backend):
+    """Toy-B3: stacking rings (18 cm) set down on the toy shelf 0.49 m ahead of the arms' base
+    reached 2.5 cm into the room the arms sweep as the rail carries them (`hiding.ARM_ROOM`,
+    which the layout keeps blockers out of), and the arm sliding past for the next grab knocked
+    them over. Spots for a put come out of that room first where the support leaves any."""
+    from robograph_backends.sapien_tabletop.hiding import ARM_ROOM
+
+    sapien_backend.reset(baseline_graph("Toy-B3"), seed=0)
+    world, scene = sapien_backend.world, sapien_backend.scene
+    spots = scene.place("stacking_rings", "toy_shelf", "ON")
+    half = scene.half_extents("stacking_rings")
+    assert spots
+    top = float(spots[0].center[2] + half[2])
+    assert top > world.layout.robot_z + float(ARM_ROOM[0][2])  # it would reach up into the room ...
+    # ... so it stands beyond the room's far side
+    assert float(spots[0].center[0] - half[0]) >= world.layout.robot_x + float(ARM_ROOM[1][0]) - 1e-6
+
+
+def test_a_part_put_into_the_storage_bag_lies_where_its_mate_is_brought_down_to_it(sapien_backend):
+    """The Panda hand (22 x 8 cm) goes down between the storage bag's 14 cm walls only through
+    a window at its middle, where a lip balm stood from the start; the eyeliner cap put in
+    later lay 6 cm off it, and the pencil brought onto the cap stopped with the palm on the
+    walls (Cosmetics-12: "cannot bring", or seated 3.9 cm off centre). What starts in the bag
+    now stands at its ends, what is put in keeps off the middle, a part whose mate comes later
+    goes into the window, and the hand turns the way it fits there to seat the mate."""
+    g = baseline_graph("Cosmetics-12")
+    sapien_backend.reset(g, seed=0)
+    for step in ("move_aside(tissue_box)", "move_aside(hand_mirror)", "open(storage_bag)", "grab(nail_polish)",
+                 "putin(nail_polish, storage_bag)", "grab(eyeliner_cap)", "putin(eyeliner_cap, storage_bag)",
+                 "open(drawer_2)"):
+        g, _info = _run(sapien_backend, g, step)
+    scene = sapien_backend.scene
+    cap = scene.center("eyeliner_cap")
+    assert any(scene._hand_within("storage_bag", cap, yaw) for yaw in (0.0, math.pi / 2))
+    g, _info = _run(sapien_backend, g, "attach(eyeliner_pencil, eyeliner_cap)")
+    assert g.attr("eyeliner", "assembled") is True

@@ -657,3 +657,18 @@ def test_head_view_script_reports_what_the_head_shows_with_the_base_in_front(tmp
     assert set(figures["families"]) == {"Toy-A"} and figures["visible"] >= 10
     assert figures["in_front"] == 1.0 and figures["at_start"] < 0.8
     assert 0.0 < figures["self_occlusion"] < 0.6
+
+
+@pytest.mark.parametrize("scene_id", ["Cosmetics-12", "Cosmetics-14"])
+def test_what_starts_in_the_storage_bag_stands_clear_of_its_middle(scene_id):
+    """The hand goes down between the bag's walls only at its middle (`layout.window_box`),
+    where the parts of an assembly are seated later: what starts in it stands at its ends."""
+    from robograph_backends.sapien_tabletop.layout import WINDOW_KEEP, window_box
+
+    lay = solve(_scene(scene_id).graph)
+    region = lay.regions["storage_bag"]
+    assert window_box(True, True, region)
+    inside = [p for p in lay.placements.values() if p.parent == "storage_bag"]
+    assert inside
+    for p in inside:
+        assert abs(p.centre[1] - region.centre[1]) - p.size[1] / 2 >= WINDOW_KEEP - 1e-9, p.node

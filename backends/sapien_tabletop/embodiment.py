@@ -22,7 +22,14 @@ from robograph.graph import FURNITURE, GRABBABLE, INSIDE, OBJECT, ON, Edge, Scen
 from robograph.rotations import quat_from_mat, yaw_of
 from robograph_backends.reading import is_open
 from robograph_backends.sapien_tabletop.hiding import covers
-from robograph_backends.sapien_tabletop.layout import BOOK_OVERHANG, DEEP_WALLS, EDGE_DEPTH, LIP
+from robograph_backends.sapien_tabletop.layout import (
+    BOOK_OVERHANG,
+    DEEP_WALLS,
+    EDGE_DEPTH,
+    LIP,
+    WINDOW_KEEP,
+    window_box,
+)
 from robograph_backends.sapien_tabletop.layout import Placement as BodyPlacement
 from robograph_backends.sapien_tabletop.motion import Motion, hand_rotation
 from robograph_backends.sapien_tabletop.sense import (
@@ -38,7 +45,14 @@ from robograph_backends.sapien_tabletop.sense import (
     region_holds,
     to_local,
 )
-from robograph_backends.sapien_tabletop.spots import aligned_box, aside_spots, half_of, occupants, spots_on
+from robograph_backends.sapien_tabletop.spots import (
+    aligned_box,
+    arm_room,
+    aside_spots,
+    half_of,
+    occupants,
+    spots_on,
+)
 from robograph_backends.sapien_tabletop.world import (
     ARM_BASES,
     BUTTON_DEPTH,
@@ -987,12 +1001,42 @@ class TabletopScene:
         out: list[Placement] = []
         for lid_kept, fingers, (h, yaw, turned) in tiers:
             room = self._finger_room(F, yaw, drawer=pl.app.articulation == "drawer") if fingers else None
-            spots = _spaced(p for p in self._spots_in(node, target, h, room if all_round else None)
+            found = self._window_for_parts(node, target, self._spots_in(node, target, h, room if all_round else None))
+            spots = _spaced(p for p in found
                             if (not lid_kept or self._before_lid(F, edge, p, yaw))
                             and (room is None or all_round or self._off_walls(F, floor.half, p, h, room)))
             out += [Placement(p, False, target, rim=rim, approach=approach, yaw=yaw if turned else None)
                     for p in spots if not any(_same_spot(q, p, yaw if turned else None) for q in out)]
         return out
+
+    def _window_for_parts(self, node: str, target: str, spots: Iterator[np.ndarray]) -> Iterator[np.ndarray]:
+        """`spots` in a window box (`layout.window_box`: a bag the hand goes down into only at
+        its middle) while an assembly in the world is still apart: where the hand fits between
+        the walls (either way round) first for one of its parts, last for anything else. The
+        part's mate is seated on it with the mate in the hand, which must come down between the
+        walls to it: a lipstick cap put into the storage bag 6 cm off its middle took the body
+        with the palm on the bag's 14 cm walls, 6 cm high, 3.6 cm off its seat (Cosmetics-14).
+        What else is put in (let go of over the walls anywhere) goes first where it leaves
+        WINDOW_KEEP free each side of the middle."""
+        apart = [parts for parts in self.world.parts.values() if not any(p in self.world.snaps for p in parts)]
+        if not apart or not self._window_box(target):
+            return spots
+        listed = list(spots)
+        if any(node in parts for parts in apart):
+            good = [any(self._hand_within(target, p, yaw) for yaw in (0.0, math.pi / 2)) for p in listed]
+        else:  # its footprint clear of the middle, where the part's seat goes
+            F, region = floor_frame(self.world, target)
+            long = int(np.argmax(region.half))
+            reach = float(np.max(self.half_extents(node)[:2]))
+            good = [abs(float(to_local(F, p)[long])) - reach >= WINDOW_KEEP for p in listed]
+        return iter([p for p, g in zip(listed, good, strict=True) if g] + [p for p, g in zip(listed, good, strict=True) if not g])
+
+    def _window_box(self, node: str) -> bool:
+        """Whether `node` is a window box (`layout.window_box`)."""
+        pl = self.world.layout.placements.get(node)
+        n = self.world.graph_nodes.get(node)
+        return pl is not None and pl.container and n is not None and node in self.world.layout.regions \
+            and window_box(pl.app.articulation == "lid", n.has(GRABBABLE), self.world.layout.regions[node])
 
     @staticmethod
     def _off_walls(F: np.ndarray, inner: tuple[float, float], spot: np.ndarray, half: np.ndarray,
@@ -1035,7 +1079,12 @@ class TabletopScene:
         `room` (floor-frame x, y), that much kept free beside it (`_finger_room`)."""
         if room is not None:
             half = half + np.append(room, 0.0)
-        spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True)
+        skip = self.world.parts.get(node, ())
+        arms = arm_room(self.world, target, half)  # out of the arms' way first, where there is room
+        spots: Iterator[np.ndarray] = spots_on(self.world, node, target, half=half, skip=skip, roomy=True)
+        if arms:
+            spots = itertools.chain(spots_on(self.world, node, target, half=half, skip=skip, roomy=True, avoid=arms),
+                                    spots)
         if self.world.graph_nodes[target].category in FROM_END:
             spots = iter(sorted(spots, key=lambda p: -float(p[1])))
         # into a lidded box, only what is in the box counts: ordered by sight past the box in
@@ -1338,6 +1387,14 @@ class TabletopScene:
         if not round_part and any(abs(float(h[0] - h[1])) >= SQUARE
                                   for h in (self.half_extents(part), self.half_extents(target))):
             return yaw  # not square: seated one way round only (and no bodies measured for it)
+        box = self._region_now(target)
+        if box is not None and self._window_box(box):
+            # in a window box the hand goes down between the walls only one way round (a lipstick
+            # body held across x, brought onto its cap in the storage bag's window, stopped with
+            # the palm on the bag's front and back walls 3 cm above the seat: Cosmetics-14)
+            fits = [t for t in (yaw, yaw + math.pi / 2) if self._hand_within(box, self.center(target), t)]
+            if fits:
+                return fits[0]
         gap = self._finger_gap(part, target, yaw)
         if gap >= FINGER_ROOM:
             return yaw

@@ -86,6 +86,9 @@ FOREARM_ROOM = 0.19  # m from the front wall of a box DEEP_WALLS tall to what st
 LOW_WALLS = 0.045  # m: walls the Panda's palm (4.7 cm above its grip) clears over what lies on the floor
 FRONT_STRIP = MAX_GRASP_WIDTH + 0.005  # m: a free strip the widest graspable item fits in, with the spots'
 # INSIDE_MARGIN to its neighbours (`_front_strip_free`)
+WINDOW_KEEP = 0.055  # m each side of a window box's middle (along its length) what starts in it keeps
+# free (`_clear_of_window`): the 3 cm the grip may move in, a 4 cm cap's half and a margin
+INSIDE_GAP = 0.01  # m between what starts in a window box and its walls or neighbours
 LOW_GAP = 0.02  # m between neighbours that start in such a lidded box (`_content_gap`)
 HAND_HALF = 0.115  # m: half the Panda hand along its closing axis (it closes across x in such a box),
 # and 1 cm: with 0.11 the hand reaching down to a ball in a 0.32 m toy chest touched the back wall (Toy-B1)
@@ -579,6 +582,8 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                        # in a drawer (pulled out, its front wall comes within 13 cm of the arms)
                        # a short item beside a long one stands in the row's middle too
                        centre_in_row=centred and drawer)
+    if _window_box(graph, box, region):
+        placed = _clear_of_window(placed, sizes, region)
     tabbed = _tabbed_targets(placed, apps)
     # a closed book taken closed in the first row stands over the top's front edge
     # (`BOOK_OVERHANG`), and what its raised cover hides comes forward with it: left where it
@@ -611,6 +616,51 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
     for c, _ in children:
         lay.regions[c] = region_of(lay.placements[c])
         _place_children(graph, c, kids, apps, sizes, lay, at_back_of)
+
+
+def window_box(lidded: bool, carried: bool, region: Region) -> bool:
+    """Whether a box is one the hand goes down into only through a window at its middle: a
+    lidded box a hand carries (a bag) whose walls the palm does not clear (taller than
+    LOW_WALLS), its floor leaving the grip of the hand (HAND_HALF along its closing axis,
+    MAX_GRASP_WIDTH across, WALL from each wall) less than WINDOW_KEEP of play from the
+    middle either way round."""
+    if not (lidded and carried and region.height > LOW_WALLS):
+        return False
+    hx, hy = region.half
+    across = MAX_GRASP_WIDTH / 2 + WALL
+    along = HAND_HALF + WALL
+    play = max(min(hx - across, hy - along), min(hx - along, hy - across))
+    return 0.0 <= play < WINDOW_KEEP
+
+
+def _window_box(graph: SceneGraph, box: Placement, region: Region) -> bool:
+    n = graph.nodes.get(box.node)
+    return box.container and n is not None and window_box(box.app.articulation == "lid", n.has(GRABBABLE), region)
+
+
+def _clear_of_window(placed: list[Placed], sizes: Mapping[str, tuple[float, float, float]], region: Region) -> list[Placed]:
+    """A window box's (`window_box`) one row moved out to its two ends, WINDOW_KEEP left free
+    each side of its middle: the parts of an assembly are seated on each other there, the only place
+    the hand holding one comes down between the walls to the other (a lip balm starting in the
+    middle of the storage bag left the lipstick cap put in later 6 cm off it, and the body
+    brought onto the cap stopped on the walls, 3.6 cm off its seat: Cosmetics-9, -12, -14).
+    Each keeps its place front to back. As it was where the ends would reach into the middle."""
+    if any(p.hides is not None for p in placed):
+        return placed
+    cy, end = region.centre[1], region.half[1] - INSIDE_GAP
+    ends: dict[float, list[Placed]] = {1.0: [], -1.0: []}
+    for k, p in enumerate(sorted(placed, key=lambda p: -sizes[p.node][1])):
+        ends[1.0 if k % 2 == 0 else -1.0].append(p)
+    out: list[Placed] = []
+    for side, group in ends.items():
+        y = end
+        for p in group:
+            w = sizes[p.node][1]
+            out.append(replace(p, y=cy + side * (y - w / 2)))
+            y -= w + INSIDE_GAP
+        if y < WINDOW_KEEP:
+            return placed
+    return out
 
 
 def _front_strip_free(box: Placement, region: Region, units: list[Unit]) -> bool:

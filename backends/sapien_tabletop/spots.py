@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robograph.graph import FURNITURE
+from robograph_backends.sapien_tabletop.hiding import ARM_ROOM
 from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR
 from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame, to_local
 from robograph_backends.sapien_tabletop.world import World, built_round
@@ -145,6 +146,24 @@ def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float
     if far < half[0]:
         out.append(Box(np.array([(far + half[0]) / 2, 0.0]), np.array([(half[0] - far) / 2, half[1] + 1.0])))
     return out
+
+
+def arm_room(world: World, dst: str, half: np.ndarray) -> list[Box]:
+    """The strip of `dst`'s floor within the room the arms sweep as the rail carries them
+    (`hiding.ARM_ROOM`: out to its front, above its floor, along the whole rail), as an
+    occupied footprint (floor frame), where a body of half extents `half` standing there
+    would reach up into that room; [] elsewhere. The layout keeps blockers out of it; a put
+    did not: stacking rings set down on a toy shelf 0.49 m ahead of the bases, 2.5 cm into
+    the room, were knocked over by the arm sliding past for the next grab (Toy-B3)."""
+    F, region = floor_frame(world, dst)
+    lo, hi = ARM_ROOM
+    if float(F[2, 3]) + 2 * float(half[2]) <= world.layout.robot_z + float(lo[2]):
+        return []
+    edge = world.layout.robot_x + float(hi[0]) - float(F[0, 3])  # floor-frame x of the room's far side
+    if edge <= -region.half[0]:
+        return []
+    return [Box(np.array([(edge - region.half[0]) / 2, 0.0]),
+                np.array([(edge + region.half[0]) / 2, region.half[1] + 1.0]))]
 
 
 def under_furniture(world: World, dst: str, F: np.ndarray, half: tuple[float, float]) -> list[Box]:
