@@ -644,7 +644,8 @@ def _clear_of_window(placed: list[Placed], sizes: Mapping[str, tuple[float, floa
     the hand holding one comes down between the walls to the other (a lip balm starting in the
     middle of the storage bag left the lipstick cap put in later 6 cm off it, and the body
     brought onto the cap stopped on the walls, 3.6 cm off its seat: Cosmetics-9, -12, -14).
-    Each keeps its place front to back. As it was where the ends would reach into the middle."""
+    Each keeps its place front to back (the rows run along y, the box's length). As it was
+    where the ends would reach into the middle."""
     if any(p.hides is not None for p in placed):
         return placed
     cy, end = region.centre[1], region.half[1] - INSIDE_GAP
