@@ -91,7 +91,10 @@ def articulate(robot: Robot, scene: Scene, node: str, opening: bool) -> SkillRes
         return SkillResult(False, f"{node} has no handle")
     result = _by_contact(robot, scene, node, handles, opening)
     assist = scene.assist
-    if assist is None or (result.ok and all(_done(scene.handle(h.name), opening) for h in handles)):
+    if assist is None:
+        return result
+    now = scene.handles(node)  # as they are after contact (the leaves have moved)
+    if result.ok and all(_done(h, opening) for h in now):
         return result
     # short of where the motion aims, even where the reading already agrees: a lunch box's lid
     # left at 54 deg by contact read closed at 49.9 % and open at 50.3 % one step later (MuJoCo

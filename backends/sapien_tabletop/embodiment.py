@@ -47,7 +47,6 @@ from robograph_backends.sapien_tabletop.sense import (
 )
 from robograph_backends.sapien_tabletop.spots import (
     aligned_box,
-    arm_room,
     aside_spots,
     half_of,
     occupants,
@@ -1033,10 +1032,8 @@ class TabletopScene:
 
     def _window_box(self, node: str) -> bool:
         """Whether `node` is a window box (`layout.window_box`)."""
-        pl = self.world.layout.placements.get(node)
-        n = self.world.graph_nodes.get(node)
-        return pl is not None and pl.container and n is not None and node in self.world.layout.regions \
-            and window_box(pl.app.articulation == "lid", n.has(GRABBABLE), self.world.layout.regions[node])
+        pl, region = self.world.layout.placements.get(node), self.world.layout.regions.get(node)
+        return pl is not None and region is not None and window_box(pl, self.world.graph_nodes.get(node), region)
 
     @staticmethod
     def _off_walls(F: np.ndarray, inner: tuple[float, float], spot: np.ndarray, half: np.ndarray,
@@ -1079,12 +1076,8 @@ class TabletopScene:
         `room` (floor-frame x, y), that much kept free beside it (`_finger_room`)."""
         if room is not None:
             half = half + np.append(room, 0.0)
-        skip = self.world.parts.get(node, ())
-        arms = arm_room(self.world, target, half)  # out of the arms' way first, where there is room
-        spots: Iterator[np.ndarray] = spots_on(self.world, node, target, half=half, skip=skip, roomy=True)
-        if arms:
-            spots = itertools.chain(spots_on(self.world, node, target, half=half, skip=skip, roomy=True, avoid=arms),
-                                    spots)
+        spots = spots_on(self.world, node, target, half=half, skip=self.world.parts.get(node, ()), roomy=True,
+                         clear_of_arms=True)
         if self.world.graph_nodes[target].category in FROM_END:
             spots = iter(sorted(spots, key=lambda p: -float(p[1])))
         # into a lidded box, only what is in the box counts: ordered by sight past the box in
@@ -1387,19 +1380,18 @@ class TabletopScene:
         if not round_part and any(abs(float(h[0] - h[1])) >= SQUARE
                                   for h in (self.half_extents(part), self.half_extents(target))):
             return yaw  # not square: seated one way round only (and no bodies measured for it)
-        box = self._region_now(target)
-        if box is not None and self._window_box(box):
+        region = self._region_now(target)
+        if region is not None and self._window_box(region):
             # in a window box the hand goes down between the walls only one way round (a lipstick
             # body held across x, brought onto its cap in the storage bag's window, stopped with
             # the palm on the bag's front and back walls 3 cm above the seat: Cosmetics-14)
-            fits = [t for t in (yaw, yaw + math.pi / 2) if self._hand_within(box, self.center(target), t)]
+            fits = [t for t in (yaw, yaw + math.pi / 2) if self._hand_within(region, self.center(target), t)]
             if fits:
                 return fits[0]
         gap = self._finger_gap(part, target, yaw)
         if gap >= FINGER_ROOM:
             return yaw
         turns = [yaw + math.pi / 2]
-        region = self._region_now(target)
         if round_part and region is not None:
             # square to the walls of what the target stands in, and every SEAT_YAWS-th of a half turn from there
             walls = float(yaw_of(floor_frame(self.world, region)[0][:3, :3]))

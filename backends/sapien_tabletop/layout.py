@@ -33,6 +33,7 @@ from robograph.graph import (
     PART_OF,
     PRESSABLE,
     SURFACE,
+    Node,
     SceneGraph,
 )
 from robograph_backends.mujoco_kitchen.catalog import Appearance, appearance, load_catalog
@@ -582,7 +583,7 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
                        # in a drawer (pulled out, its front wall comes within 13 cm of the arms)
                        # a short item beside a long one stands in the row's middle too
                        centre_in_row=centred and drawer)
-    if _window_box(graph, box, region):
+    if window_box(box, graph.nodes.get(parent), region):
         placed = _clear_of_window(placed, sizes, region)
     tabbed = _tabbed_targets(placed, apps)
     # a closed book taken closed in the first row stands over the top's front edge
@@ -618,24 +619,20 @@ def _place_children(graph: SceneGraph, parent: str, kids: Mapping[str, list[tupl
         _place_children(graph, c, kids, apps, sizes, lay, at_back_of)
 
 
-def window_box(lidded: bool, carried: bool, region: Region) -> bool:
-    """Whether a box is one the hand goes down into only through a window at its middle: a
-    lidded box a hand carries (a bag) whose walls the palm does not clear (taller than
-    LOW_WALLS), its floor leaving the grip of the hand (HAND_HALF along its closing axis,
-    MAX_GRASP_WIDTH across, WALL from each wall) less than WINDOW_KEEP of play from the
-    middle either way round."""
-    if not (lidded and carried and region.height > LOW_WALLS):
+def window_box(box: Placement, node: Node | None, region: Region) -> bool:
+    """Whether `box` is one the hand goes down into only through a window at its middle: a
+    lidded container a hand carries (`node` GRABBABLE: a bag) whose walls the palm does not
+    clear (taller than LOW_WALLS), its floor leaving the grip of the hand (HAND_HALF along its
+    closing axis, MAX_GRASP_WIDTH across, WALL from each wall) less than WINDOW_KEEP of play
+    from the middle either way round."""
+    if not (box.container and box.app.articulation == "lid" and node is not None and node.has(GRABBABLE)
+            and region.height > LOW_WALLS):
         return False
     hx, hy = region.half
     across = MAX_GRASP_WIDTH / 2 + WALL
     along = HAND_HALF + WALL
     play = max(min(hx - across, hy - along), min(hx - along, hy - across))
     return 0.0 <= play < WINDOW_KEEP
-
-
-def _window_box(graph: SceneGraph, box: Placement, region: Region) -> bool:
-    n = graph.nodes.get(box.node)
-    return box.container and n is not None and window_box(box.app.articulation == "lid", n.has(GRABBABLE), region)
 
 
 def _clear_of_window(placed: list[Placed], sizes: Mapping[str, tuple[float, float, float]], region: Region) -> list[Placed]:

@@ -15,7 +15,7 @@ import numpy as np
 
 from robograph.graph import FURNITURE
 from robograph_backends.sapien_tabletop.hiding import ARM_ROOM
-from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR
+from robograph_backends.sapien_tabletop.layout import REACH_FAR, REACH_NEAR, Region
 from robograph_backends.sapien_tabletop.sense import ancestors, body_pose, floor_frame, to_local
 from robograph_backends.sapien_tabletop.world import World, built_round
 
@@ -105,13 +105,15 @@ def aligned_box(world: World, node: str) -> tuple[np.ndarray, np.ndarray]:
 
 
 def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = None, skip: tuple[str, ...] = (),
-             avoid: list[Box] | None = None, prefer_front: bool = True, roomy: bool = False) -> Iterator[np.ndarray]:
+             avoid: list[Box] | None = None, prefer_front: bool = True, roomy: bool = False,
+             clear_of_arms: bool = False) -> Iterator[np.ndarray]:
     """World centres of free spots for `node` (or a footprint of half extents `half`) on `dst`'s
     floor. Inside a walled container the gap to neighbours is INSIDE_MARGIN: the layout packs a
     container's contents tightly and leaves no slot for what is put in later. `roomy`: on a
     top or shelf (not inside walls), the spots ROOMY_MARGIN clear of every neighbour come first (room
     for the hand that later comes down beside it), and on any region only spots in the reach
-    band count (a toy shelf's back, the far half of a bin behind another one)."""
+    band count (a toy shelf's back, the far half of a bin behind another one). `clear_of_arms`:
+    every spot out of the room the arms sweep (`arm_room`) first, then all of them again."""
     F, region = floor_frame(world, dst)
     h = half_of(world, node) if half is None else half
     taken = occupants(world, dst, F, float(2 * h[2]), skip={node, *skip}) + list(avoid or []) \
@@ -121,10 +123,12 @@ def spots_on(world: World, node: str, dst: str, *, half: np.ndarray | None = Non
     margins = (ROOMY_MARGIN, margin) if roomy and not pl.container else (margin,)
     # a tall body in a container: clear of the walls first, then against them
     walls = (WALL_MARGIN, 0.0) if pl.container and h[2] > max(h[0], h[1]) else (0.0,)
-    for m in margins:
-        for wall in walls:
-            for local in free_spots(region.half, h, taken, prefer_front=prefer_front, margin=m, wall=wall):
-                yield F[:3, :3] @ local + F[:3, 3]
+    arms = arm_room(world, F, region, h) if clear_of_arms else []
+    for kept in ([*taken, *arms], taken) if arms else (taken,):
+        for m in margins:
+            for wall in walls:
+                for local in free_spots(region.half, h, kept, prefer_front=prefer_front, margin=m, wall=wall):
+                    yield F[:3, :3] @ local + F[:3, 3]
 
 
 def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float], *,
@@ -148,14 +152,13 @@ def out_of_reach(world: World, dst: str, F: np.ndarray, half: tuple[float, float
     return out
 
 
-def arm_room(world: World, dst: str, half: np.ndarray) -> list[Box]:
-    """The strip of `dst`'s floor within the room the arms sweep as the rail carries them
-    (`hiding.ARM_ROOM`: out to its front, above its floor, along the whole rail), as an
-    occupied footprint (floor frame), where a body of half extents `half` standing there
+def arm_room(world: World, F: np.ndarray, region: Region, half: np.ndarray) -> list[Box]:
+    """The strip of a floor (frame F, `region`) within the room the arms sweep as the rail
+    carries them (`hiding.ARM_ROOM`: out to its front, above its floor, along the whole rail),
+    as an occupied footprint (floor frame), where a body of half extents `half` standing there
     would reach up into that room; [] elsewhere. The layout keeps blockers out of it; a put
     did not: stacking rings set down on a toy shelf 0.49 m ahead of the bases, 2.5 cm into
     the room, were knocked over by the arm sliding past for the next grab (Toy-B3)."""
-    F, region = floor_frame(world, dst)
     lo, hi = ARM_ROOM
     if float(F[2, 3]) + 2 * float(half[2]) <= world.layout.robot_z + float(lo[2]):
         return []
