@@ -615,8 +615,9 @@ class TabletopScene:
         node): where it is, while the point lies within RAIL_KEEP across of the shoulder (the
         Panda reaches best 0.3-0.5 m ahead with a little sideways offset, worst straight ahead
         and close); else the base slides so the shoulder is RAIL_OFFSET across from it. A hand
-        going down into a box DEEP_WALLS tall then has its shoulder within the box's span
-        (`_shoulder_in_box`)."""
+        working at the point from above then has its shoulder on the side away from furniture
+        its forearm would meet (`_forearm_side`) and, going down into a box DEEP_WALLS tall,
+        within the box's span (`_shoulder_in_box`)."""
         p = self.center(node) if point is None else np.asarray(point, dtype=float)
         if operate and self.world.layout.placements[node].app.articulation == "drawer":
             # the hand lines up PRE_HANDLE in front of a drawer's bar first, and that nearer
@@ -638,34 +639,41 @@ class TabletopScene:
         across for a honey jar on the counter, link 5 came down on the top of a mini fridge
         standing 12 cm beside the jar, 21 cm taller (held-out Fridge-Ts11, three grasps
         stopped 6-8 cm high)."""
-        now = float(self.world.base()[1])
-        shoulder = float(self.world.robots[hand].get_root_pose().p[1]) + float(pose[1]) - now
+        shoulder = self._shoulder_y(hand, pose)
         side = 1.0 if shoulder >= float(p[1]) else -1.0
-        if not self._forearm_meets(node, p, side) or self._forearm_meets(node, p, -side):
+        if self._forearm_sides(node, p) != {side}:
             return pose
         return (pose[0], pose[1] + float(p[1]) - side * RAIL_OFFSET - shoulder, pose[2], pose[3])
 
-    def _forearm_meets(self, node: str, p: np.ndarray, side: float) -> bool:
-        """Whether a piece of furniture other than what holds `node` stands FOREARM_RISE over
-        `p` within FOREARM_SIDE of it toward `side` (+1: +y), from FOREARM_DEPTH in front of it
-        to FOREARM_PAST behind it. Not objects: judged by every object too, the shoulder moved
+    def _shoulder_y(self, hand: str, pose: BasePose) -> float:
+        """y of `hand`'s shoulder (its arm's root) with the base at `pose`."""
+        return float(self.world.robots[hand].get_root_pose().p[1]) + float(pose[1]) - float(self.world.base()[1])
+
+    def _forearm_sides(self, node: str, p: np.ndarray) -> set[float]:
+        """The sides of `p` (+1: +y, -1: -y) on which a piece of furniture other than what
+        holds `node` stands FOREARM_RISE over `p` within FOREARM_SIDE of it, from FOREARM_DEPTH
+        in front of it to FOREARM_PAST behind it. Not objects: judged by every object too, the shoulder moved
         for bottles in toy chests and cartons on fridge shelves, and later steps started from
         elsewhere (37 of 57 instead of 39: Fridge-T2, Toy-B3, -B4 lost). Not furniture standing
         behind the point: a dish rack 9 cm behind a soup bowl in a sideboard drawer moved the
         shoulder, and the bowl slipped (held-out Dining-Ts10)."""
         skip = set(ancestors(self.world, node))
-        near, far = (float(p[1]), float(p[1]) + side * FOREARM_SIDE)
-        lo, hi = min(near, far), max(near, far)
+        y = float(p[1])
+        sides: set[float] = set()
         for other in self.world.bodies:
             n = self.world.graph_nodes.get(other)
             if other in skip or n is None or n.kind != FURNITURE:
                 continue
             c, h = aligned_box(self.world, other)
-            if float(c[2] + h[2]) > float(p[2]) + FOREARM_RISE \
-                    and float(c[0] - h[0]) < float(p[0]) + FOREARM_PAST and float(c[0] + h[0]) > float(p[0]) - FOREARM_DEPTH \
-                    and float(c[1] - h[1]) < hi and float(c[1] + h[1]) > lo:
-                return True
-        return False
+            if float(c[2] + h[2]) <= float(p[2]) + FOREARM_RISE \
+                    or float(c[0] - h[0]) >= float(p[0]) + FOREARM_PAST or float(c[0] + h[0]) <= float(p[0]) - FOREARM_DEPTH:
+                continue
+            lo, hi = float(c[1] - h[1]), float(c[1] + h[1])
+            if lo < y + FOREARM_SIDE and hi > y:
+                sides.add(1.0)
+            if lo < y and hi > y - FOREARM_SIDE:
+                sides.add(-1.0)
+        return sides
 
     def _deep_box(self, node: str) -> str | None:
         """The box with walls at least DEEP_WALLS tall the hand goes down into to work at
@@ -696,8 +704,7 @@ class TabletopScene:
         F, region = floor_frame(self.world, box)
         centre = float(F[1, 3])
         half = float(abs(F[1, 0]) * region.half[0] + abs(F[1, 1]) * region.half[1])
-        now = float(self.world.base()[1])
-        shoulder = float(self.world.robots[hand].get_root_pose().p[1]) + float(pose[1]) - now
+        shoulder = self._shoulder_y(hand, pose)
         if 2 * half < SHOULDER_BOX or abs(shoulder - centre) <= half:
             return pose
         inside = centre + float(np.clip(shoulder - centre, SHOULDER_IN - half, half - SHOULDER_IN))
