@@ -324,3 +324,29 @@ def test_a_jar_beside_a_taller_fridge_is_reached_from_the_side_away_from_it(sapi
     assert g.hand_of("honey_jar") == "left"
     shoulder = float(world.robots["left"].get_root_pose().p[1])
     assert shoulder < float(spot[1])  # the shoulder stood on the side away from the fridge
+
+
+def test_a_book_in_a_pulled_out_drawer_is_not_pinched_at_an_edge_it_does_not_overhang(sapien_backend):
+    """A closed book is pinched at its front edge only where that edge overhangs its support.
+    The support was read where the layout put it: a drawer pulled out 20 cm made a book lying
+    in it look 17 cm over the drawer's front, and the pinch pushed the book and the drawer shut
+    (held-out Desk-Ts9). Read where the drawer is now, the book offers no edge; a book over the
+    desk's front edge still does."""
+    from robograph.compiler.assets import load_assets
+    from robograph.compiler.compile import compile_scene
+    from robograph.rewrite import SetAttr
+
+    sapien_backend.reset(baseline_graph("Desk-1"), seed=0)
+    assert [g.edge is not None for g in sapien_backend.scene.grasps("book_1")] == [True, True]
+    assets = load_assets()
+    family = next(s.family for s in assets.scenes if s.id.startswith("Desk-"))
+    g = compile_scene(assets, family, "tabletop", 9, scene_id="Desk-Ts9").baseline.graph
+    assert g.location["book"].dst == "drawer_2"
+    sapien_backend.reset(g, seed=0)
+    pulled = [SetAttr("drawer_2", "open", True)]
+    g = apply_all(g, pulled)
+    sapien_backend.realize(g, pulled)
+    sapien_backend.scene.graph = g
+    assert sapien_backend.reconcile(g) == g
+    grasps = sapien_backend.scene.grasps("book")
+    assert grasps and all(grasp.edge is None for grasp in grasps)

@@ -971,12 +971,15 @@ class TabletopScene:
             return []
         T = body_pose(self.world, node)
         h = half_of(self.world, node)
-        support = self.world.layout.regions[self._region_now(node) or pl.parent]
+        # the support where it is now: a drawer pulled out 20 cm, read where the layout put it
+        # (shut), made a book lying in it look 20 cm over its front edge, and the pinch pushed
+        # the book and the drawer shut (held-out Desk-Ts9)
+        F, support = floor_frame(self.world, self._region_now(node) or pl.parent)
+        edge = float(F[0, 3]) - float(np.abs(F[0, :2]) @ np.asarray(support.half))  # its front, world x
         front = T[:3, :3] @ np.array([-h[0], 0.0, 0.0]) + T[:3, 3]
         if node in self.world.welds and not _points_sideways(self.world, self.world.welds[node][0]):
             return []  # welded to a hand pointing down: taken from above, let go of so
-        if hand_holding(self.world, node) is None \
-                and float(support.centre[0] - support.half[0] - front[0]) < EDGE_DEPTH + EDGE_CLEAR:
+        if hand_holding(self.world, node) is None and edge - float(front[0]) < EDGE_DEPTH + EDGE_CLEAR:
             return []
         inward = T[:3, :3] @ np.array([1.0, 0.0, 0.0])
         inward[2] = 0.0
