@@ -972,7 +972,7 @@ class TabletopScene:
         T = body_pose(self.world, node)
         h = half_of(self.world, node)
         # the support where it is now: a drawer pulled out 20 cm, read where the layout put it
-        # (shut), made a book lying in it look 20 cm over its front edge, and the pinch pushed
+        # (shut), made a book lying in it look 17 cm over its front edge, and the pinch pushed
         # the book and the drawer shut (held-out Desk-Ts9)
         F, support = floor_frame(self.world, self._region_now(node) or pl.parent)
         edge = float(F[0, 3]) - float(np.abs(F[0, :2]) @ np.asarray(support.half))  # its front, world x
