@@ -28,6 +28,7 @@ from robograph_backends.sapien_tabletop.layout import (
     EDGE_DEPTH,
     LIP,
     WINDOW_KEEP,
+    Region,
     window_box,
 )
 from robograph_backends.sapien_tabletop.layout import Placement as BodyPlacement
@@ -484,6 +485,12 @@ class TabletopAssist:
         return True
 
 
+def _half_along(F: np.ndarray, region: Region, axis: int) -> float:
+    """Half the extent along world `axis` (0: x, 1: y) of the floor of `region`, whose floor
+    frame is `F` (turned about z)."""
+    return float(np.abs(F[axis, :2]) @ np.asarray(region.half, dtype=float))
+
+
 def _tilted(approach: np.ndarray, closing: np.ndarray) -> list[np.ndarray]:
     """`approach` turned about `closing` by each of TILTS, the way that points it further
     away from the robot (+x) first."""
@@ -703,7 +710,7 @@ class TabletopScene:
         for a shoulder within the span."""
         F, region = floor_frame(self.world, box)
         centre = float(F[1, 3])
-        half = float(abs(F[1, 0]) * region.half[0] + abs(F[1, 1]) * region.half[1])
+        half = _half_along(F, region, 1)
         shoulder = self._shoulder_y(hand, pose)
         if 2 * half < SHOULDER_BOX or abs(shoulder - centre) <= half:
             return pose
@@ -971,16 +978,16 @@ class TabletopScene:
             return []
         T = body_pose(self.world, node)
         h = half_of(self.world, node)
-        # the support where it is now: a drawer pulled out 20 cm, read where the layout put it
-        # (shut), made a book lying in it look 17 cm over its front edge, and the pinch pushed
-        # the book and the drawer shut (held-out Desk-Ts9)
-        F, support = floor_frame(self.world, self._region_now(node) or pl.parent)
-        edge = float(F[0, 3]) - float(np.abs(F[0, :2]) @ np.asarray(support.half))  # its front, world x
-        front = T[:3, :3] @ np.array([-h[0], 0.0, 0.0]) + T[:3, 3]
         if node in self.world.welds and not _points_sideways(self.world, self.world.welds[node][0]):
             return []  # welded to a hand pointing down: taken from above, let go of so
-        if hand_holding(self.world, node) is None and edge - float(front[0]) < EDGE_DEPTH + EDGE_CLEAR:
-            return []
+        if hand_holding(self.world, node) is None:
+            # the support where it is now: a drawer pulled out 20 cm, read where the layout put
+            # it (shut), made a book lying in it look 17 cm over its front edge, and the pinch
+            # pushed the book and the drawer shut (held-out Desk-Ts9)
+            F, support = floor_frame(self.world, self._region_now(node) or pl.parent)
+            front = T[:3, :3] @ np.array([-h[0], 0.0, 0.0]) + T[:3, 3]
+            if float(F[0, 3]) - _half_along(F, support, 0) - float(front[0]) < EDGE_DEPTH + EDGE_CLEAR:
+                return []
         inward = T[:3, :3] @ np.array([1.0, 0.0, 0.0])
         inward[2] = 0.0
         inward /= float(np.linalg.norm(inward))
