@@ -350,3 +350,19 @@ def test_a_book_in_a_pulled_out_drawer_is_not_pinched_at_an_edge_it_does_not_ove
     assert sapien_backend.reconcile(g) == g
     grasps = sapien_backend.scene.grasps("book")
     assert grasps and all(grasp.edge is None for grasp in grasps)
+
+
+def test_a_bottle_pinched_over_its_middle_stands_upright_where_it_is_put_into_a_door_bin(sapien_backend):
+    """A straight-line move stopped and settled at each of its 5 cm waypoints: a soy sauce
+    bottle pinched 7 cm over its middle rocked 11 deg in the pads on the level move over a mini
+    fridge's door bin, its foot came down on the bin's front wall, and it was let go of leaning
+    51 deg; the bbq sauce set beside it later rested on it (Fridge-T8). One smooth sweep along
+    the waypoints carries it upright."""
+    from robograph_backends.sapien_tabletop.sense import body_pose
+
+    g = baseline_graph("Fridge-T8")
+    sapien_backend.reset(g, seed=0)
+    for text in ("move_aside(cereal_box)", "open(fridge)", "grab(soy_sauce)", "putin(soy_sauce, door_bin)"):
+        g, _info = _run(sapien_backend, g, text)
+    up = float(body_pose(sapien_backend.world, "soy_sauce")[2, 2])
+    assert up > math.cos(math.radians(10)), f"soy sauce leans {math.degrees(math.acos(up)):.0f} deg"

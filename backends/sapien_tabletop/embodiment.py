@@ -140,6 +140,7 @@ BAR_PINCH = 0.01
 HANGING_SLOW = 2.5  # a hand carrying a book by its front wall moves this many times slower: the book
 # hangs about 33 deg from the pinch and swung to 52 deg, out of the fingers, when the hand went
 # 15 cm forward in 0.5 s to set it down (Desk-14's puton(book_1, shelf_slot_1))
+SLENDER = 1.5  # a held body this many times taller than wide is moved in one sweep (`Motion.move`)
 
 
 class SapienRobot:
@@ -369,12 +370,20 @@ class SapienRobot:
             for rotation in group:
                 before = len(self.failures)
                 ok = self.motion.move(hand, position if via is None else via, rotation, duration=duration,
-                                      straight=straight)
+                                      straight=straight, sweep=self._sweeps(hand))
                 if ok and via is not None:
-                    return self.motion.move(hand, position, rotation, duration=OVER_DOWN_S + duration / 2, straight=True)
+                    return self.motion.move(hand, position, rotation, duration=OVER_DOWN_S + duration / 2, straight=True,
+                                            sweep=self._sweeps(hand))
                 if ok or not any("no IK solution" in f for f in self.failures[before:]):
                     return ok
         return False
+
+    def _sweeps(self, hand: str) -> bool:
+        """Whether `hand` holds a slender body (a bottle), which rocks in the pads where the hand
+        stops at every waypoint. Only those: every straight move swept won four benchmark
+        episodes and lost six, and one held-out (docs/sapien_backend.md, session 37)."""
+        return any(float(half_of(self.world, n)[2]) > SLENDER * float(max(half_of(self.world, n)[:2]))
+                   for n in _in_hand(self.world, hand) if n in self.world.bodies)
 
     def hand_position(self, hand: str) -> np.ndarray:
         return self.world.grip_pose(hand)[:3, 3].copy()
@@ -392,10 +401,12 @@ class SapienRobot:
             # the book would hang from the pinch. Straight up to the carry height, over what
             # stands on the top, where the rail carries it
             up = max(float(T[2, 3]), self._carry_height(hand))
-            self.motion.move(hand, np.array([T[0, 3], T[1, 3], up]), T[:3, :3], duration=0.5, straight=True)
+            self.motion.move(hand, np.array([T[0, 3], T[1, 3], up]), T[:3, :3], duration=0.5, straight=True,
+                             sweep=self._sweeps(hand))
             return
         if T[2, 3] < self._carry_height(hand) - 0.05:
-            self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True)
+            self.motion.move(hand, T[:3, 3] + np.array([0.0, 0.0, CARRY_LIFT]), T[:3, :3], duration=0.3, straight=True,
+                             sweep=self._sweeps(hand))
         base = np.asarray(self.world.robots[hand].get_root_pose().p, dtype=float)
         side = own_side(hand)
         if not self.move_hand(hand, base + CARRY * np.array([1.0, side, 1.0]), self.hand_yaw(hand)):

@@ -125,20 +125,33 @@ class Motion:
 
     def move_joints(self, hand: str, q: np.ndarray, duration: float) -> None:
         """Interpolate the arm's set points from the last ones to `q` over `duration` seconds."""
-        q0 = self.setpoints[hand].copy()
+        self._follow(hand, [np.asarray(q[:ARM_DOFS], dtype=float)], duration)
+
+    def _follow(self, hand: str, path: list[np.ndarray], duration: float) -> None:
+        """Set points along `path` (joint positions, the last one the goal) in one smooth start and
+        stop over `duration` seconds, then SETTLE_S."""
+        points = [self.setpoints[hand].copy()] + [np.asarray(q[:ARM_DOFS], dtype=float) for q in path]
         self.tucked[hand] = False
         steps = max(1, int(round(duration / (STEPS_PER_CHUNK * TIMESTEP))))
+        legs = len(points) - 1
         for k in range(1, steps + 1):
             s = k / steps
             s = s * s * (3 - 2 * s)  # smooth start and stop
-            self.setpoints[hand] = q0 + (np.asarray(q[:ARM_DOFS]) - q0) * s
+            leg = min(int(s * legs), legs - 1)
+            t = s * legs - leg
+            self.setpoints[hand] = points[leg] + (points[leg + 1] - points[leg]) * t
             self._targets(hand)
             self.run(STEPS_PER_CHUNK * TIMESTEP)
         self.run(SETTLE_S)
 
     def move(self, hand: str, position: np.ndarray, rotation: np.ndarray, *, duration: float = 0.5,
-             straight: bool = False) -> bool:
-        """Grip point to `position` with `rotation`; True when it ended within REACH_TOLERANCE."""
+             straight: bool = False, sweep: bool = False) -> bool:
+        """Grip point to `position` with `rotation`; True when it ended within REACH_TOLERANCE.
+        A straight move starts and settles at each waypoint, or, with `sweep`, goes through them
+        in one start and stop, as long as the stops took: stopping every 5 cm rocked a soy sauce
+        bottle pinched 7 cm over its middle 11 deg in the pads on a 0.5 s move over a fridge's
+        door bin, and it was let go of leaning (Fridge-T8). Not for every move: docs/sapien_backend.md
+        (session 37) has what it changed there."""
         arm = self.arms[hand]
         position = np.asarray(position, dtype=float)
         start = arm.grip_pose()[:3, 3]
@@ -155,8 +168,11 @@ class Motion:
                 return False
             plan.append(sol)
             q = sol
-        for sol in plan:
-            self.move_joints(hand, sol, duration / len(plan))
+        if sweep:
+            self._follow(hand, plan, duration + (len(plan) - 1) * SETTLE_S)
+        else:
+            for sol in plan:
+                self.move_joints(hand, sol, duration / len(plan))
         miss = float(np.linalg.norm(arm.grip_pose()[:3, 3] - position))
         if miss >= REACH_TOLERANCE:
             arm.failures.append(f"{hand}: stopped {miss:.3f} m short of {np.round(position, 3).tolist()}")
