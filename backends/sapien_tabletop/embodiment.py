@@ -366,14 +366,15 @@ class SapienRobot:
         or failed for another reason than "no IK solution": the arm tried that pose and missed,
         and another pose of the same grip would not do better. `via`: the rotation is sought
         there (the move goes there first), then the hand keeps it on a straight line on."""
+        sweep = self._sweeps(hand)  # once: it reads the fingers' contacts
         for group in groups:
             for rotation in group:
                 before = len(self.failures)
                 ok = self.motion.move(hand, position if via is None else via, rotation, duration=duration,
-                                      straight=straight, sweep=self._sweeps(hand))
+                                      straight=straight, sweep=sweep)
                 if ok and via is not None:
                     return self.motion.move(hand, position, rotation, duration=OVER_DOWN_S + duration / 2, straight=True,
-                                            sweep=self._sweeps(hand))
+                                            sweep=sweep)
                 if ok or not any("no IK solution" in f for f in self.failures[before:]):
                     return ok
         return False
@@ -382,8 +383,8 @@ class SapienRobot:
         """Whether `hand` holds a slender body (a bottle), which rocks in the pads where the hand
         stops at every waypoint. Only those: every straight move swept won four benchmark
         episodes and lost six, and one held-out (docs/sapien_backend.md, session 37)."""
-        return any(float(half_of(self.world, n)[2]) > SLENDER * float(max(half_of(self.world, n)[:2]))
-                   for n in _in_hand(self.world, hand) if n in self.world.bodies)
+        halves = (half_of(self.world, n) for n in _in_hand(self.world, hand) if n in self.world.bodies)
+        return any(float(h[2]) > SLENDER * float(max(h[0], h[1])) for h in halves)
 
     def hand_position(self, hand: str) -> np.ndarray:
         return self.world.grip_pose(hand)[:3, 3].copy()
